@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Shared by every script that runs on a lab host. Sourced, never executed.
+# Parameters arrive in LL_* environment variables; nothing here evaluates them.
+
+LL_ROOT=/opt/layerlab
+LL_STATE=/var/lib/layerlab
+# Bind-mount sources sit beside docker's data, on the same filesystem as volumes,
+# so layer/volume/bind compare mount mechanisms and not disks.
+LL_BIND_ROOT=/var/lib/docker/layerlab-bind
+
+ll_die() {
+  echo "layerlab: $*" >&2
+  exit 1
+}
+
+ll_require() {
+  local name
+  for name in "$@"; do
+    [ -n "${!name:-}" ] || ll_die "missing environment variable $name"
+  done
+}
+
+# JSON string literal of $1 (quotes, backslashes and control characters escaped).
+ll_json_str() {
+  local s="$1"
+  s="${s//\\/\\\\}"
+  s="${s//\"/\\\"}"
+  s="${s//$'\n'/\\n}"
+  s="${s//$'\t'/\\t}"
+  s="${s//$'\r'/}"
+  printf '"%s"' "$s"
+}
+
+# ll_json_obj key value key value ... -> {"key":"value",...} (all strings)
+ll_json_obj() {
+  local out="{" sep=""
+  while [ "$#" -ge 2 ]; do
+    out+="$sep$(ll_json_str "$1"):$(ll_json_str "$2")"
+    sep=","
+    shift 2
+  done
+  printf '%s}\n' "$out"
+}
+
+# CPU steal ticks so far (8th value of the cpu line in /proc/stat).
+ll_steal_ticks() {
+  awk '/^cpu /{print $9; exit}' /proc/stat
+}
+
+ll_profile_applied() {
+  [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$1" ] && systemctl is-active --quiet docker.service
+}
+
+# Writes daemon.json and starts dockerd. $1 driver, $2 JSON array of storage opts.
+ll_docker_start() {
+  local driver="$1" opts="$2"
+  mkdir -p /etc/docker "$LL_STATE"
+  cat > /etc/docker/daemon.json <<JSON
+{
+  "storage-driver": "$driver",
+  "storage-opts": $opts,
+  "bridge": "none",
+  "iptables": false,
+  "ip-masq": false,
+  "log-driver": "json-file"
+}
+JSON
+  systemctl enable --quiet docker.service
+  systemctl restart docker.service
+  local i
+  for i in $(seq 1 120); do
+    docker info >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  journalctl -u docker.service --no-pager -n 30 >&2 || true
+  ll_die "dockerd did not come up with storage driver $driver"
+}
+
+# ll_mount_setup KIND NAME TARGET: sets LL_MOUNT_ARGS for `docker run`.
+# Every kind gets fresh, empty storage; ll_mount_cleanup removes it.
+ll_mount_setup() {
+  local kind="$1" name="$2" target="$3"
+  LL_MOUNT_KIND="$kind"
+  LL_MOUNT_NAME="ll-$name"
+  LL_MOUNT_ARGS=(--workdir "$target")
+  case "$kind" in
+    layer) ;; # docker creates the workdir inside the container's writable layer
+    volume)
+      docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
+      docker volume create "$LL_MOUNT_NAME" >/dev/null
+      LL_MOUNT_ARGS+=(--mount "type=volume,source=$LL_MOUNT_NAME,target=$target")
+      ;;
+    bind)
+      rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME"
+      mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
+      LL_MOUNT_ARGS+=(--mount "type=bind,source=$LL_BIND_ROOT/$LL_MOUNT_NAME,target=$target")
+      ;;
+    *) ll_die "unknown mount kind: $kind" ;;
+  esac
+}
+
+ll_mount_cleanup() {
+  case "${LL_MOUNT_KIND:-}" in
+    volume) docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true ;;
+    bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
+  esac
+}

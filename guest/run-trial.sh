@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs one trial: lab/scenarios/$LL_SCENARIO/guest.sh with its output in $LL_OUT,
+# then writes meta.json (times, exit status, load and CPU steal around it) and
+# streams the folder to stdout as one tar (then removes it): a trial is a single
+# SSH round trip. Everything else goes to files, so stdout carries only the tar.
+# The scenario's exit status is recorded, not propagated: raw output is the truth
+# and the controller decides what failed.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
+
+rm -rf -- "$LL_OUT"
+mkdir -p -- "$LL_OUT"
+script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
+[ -f "$script" ] || ll_die "no guest script for scenario $LL_SCENARIO"
+
+load_before="$(cat /proc/loadavg)"
+steal_before="$(ll_steal_ticks)"
+start="$(date +%s.%N)"
+set +e
+bash "$script" > "$LL_OUT/guest.stdout" 2> "$LL_OUT/guest.stderr"
+status=$?
+set -e
+end="$(date +%s.%N)"
+steal_after="$(ll_steal_ticks)"
+load_after="$(cat /proc/loadavg)"
+
+ll_json_obj \
+  scenario "$LL_SCENARIO" trial "$LL_TRIAL" mount "$LL_MOUNT" rep "$LL_REP" \
+  start "$start" end "$end" exit_status "$status" \
+  loadavg_before "$load_before" loadavg_after "$load_after" \
+  steal_ticks_before "$steal_before" steal_ticks_after "$steal_after" \
+  clk_tck "$(getconf CLK_TCK)" kernel "$(uname -r)" \
+  docker_version "$(docker version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)" \
+  images "$(env | sed -n 's/^LL_IMAGE_[A-Z0-9_]*=//p' | paste -sd' ' -)" \
+  > "$LL_OUT/meta.json"
+
+tar -cf - -C "$LL_OUT" .
+rm -rf -- "$LL_OUT"

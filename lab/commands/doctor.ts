@@ -1,0 +1,114 @@
+import { constants, accessSync, statfsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { cacheRoot, stateRoot } from '../paths.js';
+import { aptSourceFiles } from '../util/apt-sources.js';
+import { runLocal, which } from '../util/proc.js';
+import { formatBytes } from '../util/size.js';
+
+export interface Check {
+  what: string;
+  ok: boolean;
+  detail: string;
+  /** Debian package that fixes it, if any. */
+  aptPackage?: string;
+  fix?: string;
+  /** Missing but not required (the lab still works). */
+  optional?: boolean;
+}
+
+const TOOLS: { cmd: string; pkg: string; why: string }[] = [
+  { cmd: 'qemu-system-x86_64', pkg: 'qemu-system-x86', why: 'runs the local VMs' },
+  { cmd: 'qemu-img', pkg: 'qemu-utils', why: 'creates copy-on-write overlays of the guest image' },
+  { cmd: 'mmdebstrap', pkg: 'mmdebstrap', why: 'builds the guest and tool images from Debian packages' },
+  { cmd: 'mkfs.ext4', pkg: 'e2fsprogs', why: 'writes the guest root filesystem without a loop mount' },
+  { cmd: 'zstd', pkg: 'zstd', why: 'compresses tool images for upload' },
+  { cmd: 'tar', pkg: 'tar', why: 'packs guest files' },
+];
+
+const MIN_FREE = 8 * 1024 ** 3;
+
+function freeBytes(path: string): number {
+  mkdirSync(path, { recursive: true });
+  const s = statfsSync(path);
+  return s.bavail * s.bsize;
+}
+
+export function runChecks(): Check[] {
+  const checks: Check[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push({ what: 'Node.js >= 20', ok: major >= 20, detail: process.version, fix: 'install Node.js 20' });
+  for (const t of TOOLS) {
+    const path = which(t.cmd);
+    checks.push({
+      what: t.cmd,
+      ok: !!path,
+      detail: path ? path : `missing (${t.why})`,
+      aptPackage: t.pkg,
+      fix: `apt-get install -y --no-install-recommends ${t.pkg}`,
+    });
+  }
+  const root = process.getuid?.() === 0;
+  checks.push({
+    what: 'running as root',
+    ok: root,
+    detail: root ? 'yes' : 'no: mmdebstrap --mode=root and cache=none disks need root',
+    fix: 'run layerlab as root (sudo -E npx layerlab ...)',
+  });
+  let kvm = false;
+  try {
+    accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+    kvm = true;
+  } catch {
+    // TCG then
+  }
+  checks.push({
+    what: 'accelerator',
+    ok: true,
+    detail: kvm
+      ? '/dev/kvm is usable; `up` boots a probe under KVM and falls back to TCG if the guest does not run'
+      : 'no usable /dev/kvm: QEMU TCG (software emulation; slower, numbers measure the emulated CPU too)',
+  });
+  const sources = aptSourceFiles();
+  checks.push({
+    what: 'apt sources for Debian 12',
+    ok: sources.length > 0,
+    detail: sources.length ? sources.join(', ') : 'none found',
+    fix: 'set LAYERLAB_APT_SOURCES=/path/to/bookworm.sources',
+  });
+  for (const [what, path] of [
+    ['free disk (image cache)', cacheRoot()],
+    ['free disk (lab state)', stateRoot()],
+  ] as const) {
+    const free = freeBytes(path);
+    checks.push({
+      what,
+      ok: free >= MIN_FREE,
+      detail: `${formatBytes(free)} free in ${path}`,
+      fix: `free at least ${formatBytes(MIN_FREE)} there, or set LAYERLAB_CACHE / LAYERLAB_HOME elsewhere`,
+    });
+  }
+  return checks;
+}
+
+export function printChecks(checks: readonly Check[]): void {
+  for (const c of checks) {
+    process.stdout.write(`${c.ok ? 'ok     ' : c.optional ? 'warn   ' : 'MISSING'} ${c.what}: ${c.detail}\n`);
+    if (!c.ok && c.fix) process.stdout.write(`        fix: ${c.fix}\n`);
+  }
+}
+
+/** Installs the missing Debian packages (root, apt-get). Returns whether it tried. */
+export async function installMissing(checks: readonly Check[]): Promise<boolean> {
+  const packages = checks.filter((c) => !c.ok && c.aptPackage).map((c) => c.aptPackage as string);
+  if (!packages.length) return false;
+  if (process.getuid?.() !== 0 || !which('apt-get')) return false;
+  process.stderr.write(`layerlab: installing ${packages.join(' ')} with apt-get\n`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = await runLocal('apt-get', ['update', '-qq'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (update.code !== 0) return true;
+  await runLocal('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return true;
+}

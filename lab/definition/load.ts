@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { type Document, LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import type { ZodIssue } from 'zod';
+import { UserError } from '../errors.js';
+import { type LabDefinition, labSchema } from './schema.js';
+
+type PathPart = string | number;
+
+function formatPath(path: readonly PathPart[]): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out ? `.${part}` : part;
+  return out || '(top level)';
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const json = JSON.stringify(value);
+  return json && json.length > 60 ? `${json.slice(0, 57)}...` : (json ?? String(value));
+}
+
+function issueText(issue: ZodIssue, valueAt: (p: readonly PathPart[]) => unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.received === 'undefined'
+        ? `missing; expected ${issue.expected}`
+        : `expected ${issue.expected}, got ${issue.received} ${describeValue(valueAt(issue.path))}`;
+    case 'invalid_enum_value':
+      return `expected one of ${issue.options.join(', ')}; got ${describeValue(issue.received)}`;
+    case 'unrecognized_keys':
+      return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    case 'too_small':
+      return issue.type === 'array'
+        ? `expected at least ${issue.minimum} item(s)`
+        : `expected ${issue.inclusive ? '>=' : '>'} ${issue.minimum}; got ${describeValue(valueAt(issue.path))}`;
+    case 'too_big':
+      return issue.type === 'array'
+        ? `expected at most ${issue.maximum} item(s)`
+        : `expected ${issue.inclusive ? '<=' : '<'} ${issue.maximum}; got ${describeValue(valueAt(issue.path))}`;
+    default:
+      return `${issue.message}${issue.code === 'custom' ? '' : `; got ${describeValue(valueAt(issue.path))}`}`;
+  }
+}
+
+/** Line:column of the node at `path` (or of an unknown key inside it). */
+function locate(doc: Document, lines: LineCounter, path: readonly PathPart[], key?: string): string {
+  let node = path.length ? doc.getIn(path, true) : doc.contents;
+  if (key && isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (pair && isScalar(pair.key)) node = pair.key;
+  }
+  const range = (node as { range?: [number, number, number] } | undefined)?.range;
+  if (!range) return '';
+  const pos = lines.linePos(range[0]);
+  return `:${pos.line}:${pos.col}`;
+}
+
+/** Parses and validates lab-definition text; every problem names file, line, path and what was expected. */
+export function parseLabDefinition(text: string, file: string): LabDefinition {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const shown = relative(process.cwd(), file) || file;
+  if (doc.errors.length) {
+    const msgs = doc.errors.map((e) => {
+      const pos = e.linePos?.[0];
+      return `${shown}${pos ? `:${pos.line}:${pos.col}` : ''}: malformed YAML: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`;
+    });
+    throw new UserError(msgs.join('\n'));
+  }
+  const data: unknown = doc.toJS();
+  const result = labSchema.safeParse(data);
+  if (result.success) return result.data;
+  const valueAt = (p: readonly PathPart[]) => (p.length ? doc.getIn(p) : data);
+  const msgs = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map(
+        (key) =>
+          `${shown}${locate(doc, lines, issue.path, key)}: ${formatPath([...issue.path, key])}: unknown key "${key}"`,
+      );
+    }
+    return [`${shown}${locate(doc, lines, issue.path)}: ${formatPath(issue.path)}: ${issueText(issue, valueAt)}`];
+  });
+  throw new UserError(`invalid lab definition:\n  ${msgs.join('\n  ')}`);
+}
+
+export async function loadLabDefinition(file: string): Promise<LabDefinition> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(
+      `cannot read lab definition ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
+  }
+  return parseLabDefinition(text, file);
+}

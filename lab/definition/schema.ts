@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { MOUNT_KIND_NAMES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
+
+/**
+ * Names become file names, docker volume names and labels; keeping them to
+ * this alphabet means they can never carry shell metacharacters.
+ */
+export const NAME_RE = /^[a-z][a-z0-9-]{0,30}$/;
+const name = z.string().regex(NAME_RE, {
+  message: 'expected a name of lowercase letters, digits and "-", starting with a letter, at most 31 characters',
+});
+
+const host = z
+  .object({
+    name,
+    profile: z.enum(PROFILE_NAMES),
+    cpus: z.number().int().min(1).max(64).default(2),
+    memoryMiB: z.number().int().min(512).max(262144).default(1024),
+    /** Size of the data disk the profile formats. */
+    diskGiB: z.number().int().min(1).max(16384).default(4),
+  })
+  .strict();
+
+const localTarget = z
+  .object({
+    /** kvm when /dev/kvm really boots a guest, tcg otherwise (auto). */
+    accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
+    bootTimeoutSec: z.number().int().min(10).max(3600).default(300),
+  })
+  .strict();
+
+const target = z
+  .object({
+    kind: z.enum(TARGET_KINDS).default('local'),
+    /**
+     * serial: one trial at a time across all hosts (hosts share one machine
+     * and would steal CPU from each other); parallel: one trial per host at
+     * once. Default: serial for local, parallel elsewhere.
+     */
+    trials: z.enum(['serial', 'parallel']).optional(),
+    local: localTarget.default({}),
+  })
+  .strict();
+
+const scenarioShape = Object.fromEntries(SCENARIO_NAMES.map((n) => [n, SCENARIOS[n].params.optional()])) as {
+  [K in ScenarioName]: z.ZodOptional<(typeof SCENARIOS)[K]['params']>;
+};
+
+export const labSchema = z
+  .object({
+    name,
+    description: z.string().max(2000).optional(),
+    /** Seed of the trial order; recorded in plan.json. */
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(1),
+    target: target.default({}),
+    hosts: z.array(host).min(1).max(32),
+    scenarios: z
+      .object(scenarioShape)
+      .strict()
+      .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'expected at least one scenario' }),
+    mounts: z.array(z.enum(MOUNT_KIND_NAMES)).min(1),
+    repetitions: z.number().int().min(1).max(1000),
+  })
+  .strict()
+  .superRefine((lab, ctx) => {
+    const seen = new Map<string, number>();
+    lab.hosts.forEach((h, i) => {
+      const first = seen.get(h.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['hosts', i, 'name'],
+          message: `duplicate host name "${h.name}" (also hosts[${first}].name)`,
+        });
+      } else seen.set(h.name, i);
+    });
+    const mountSet = new Set(lab.mounts);
+    if (mountSet.size !== lab.mounts.length) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['mounts'], message: 'duplicate mount kind' });
+    }
+    for (const scenarioName of SCENARIO_NAMES) {
+      const params = lab.scenarios[scenarioName];
+      if (params === undefined) continue;
+      const scenario = SCENARIOS[scenarioName];
+      const bytes = scenario.diskBytes(params as never);
+      lab.hosts.forEach((h, i) => {
+        // Leave room for the filesystem, docker's own data and the image.
+        const usable = h.diskGiB * 1024 ** 3 * 0.5;
+        if (bytes > usable) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: ['hosts', i, 'diskGiB'],
+            message: `data disk of ${h.diskGiB} GiB is too small for scenario ${scenarioName} (needs ${bytes} bytes, at most half the disk)`,
+          });
+        }
+      });
+      const unsupported = lab.mounts.filter((m) => !scenario.mounts.includes(m));
+      if (unsupported.length) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['mounts'],
+          message: `scenario ${scenarioName} cannot run on mount kind(s) ${unsupported.join(', ')} (supports ${scenario.mounts.join(', ')})`,
+        });
+      }
+    }
+  });
+
+export type LabDefinition = z.output<typeof labSchema>;
+export type HostDefinition = LabDefinition['hosts'][number];
+
+export function trialMode(lab: LabDefinition): 'serial' | 'parallel' {
+  return lab.target.trials ?? (lab.target.kind === 'local' ? 'serial' : 'parallel');
+}
+
+export function enabledScenarios(lab: LabDefinition): ScenarioName[] {
+  return SCENARIO_NAMES.filter((n) => lab.scenarios[n] !== undefined);
+}

@@ -1,0 +1,35 @@
+import { PROFILES } from '../catalog.js';
+import { PACKAGE_ROOT, REMOTE_ROOT } from '../paths.js';
+import type { SshConnection } from '../ssh/transport.js';
+import type { InventoryHost } from '../targets/types.js';
+import type { ToolImage } from '../toolimages/toolimages.js';
+import { envCommand, shellQuote } from '../util/shell.js';
+
+/** Pushes guest/ and every scenario folder to /opt/layerlab as one tar stream. */
+export async function pushGuestFiles(conn: SshConnection): Promise<void> {
+  const q = shellQuote(REMOTE_ROOT);
+  await conn.run(`rm -rf -- ${q}/guest ${q}/lab && mkdir -p -- ${q}`);
+  await conn.pushDir(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
+}
+
+/**
+ * Makes a host ready for trials: guest files, the storage profile (idempotent
+ * on the host), dockerd without networking, and the tool images.
+ */
+export async function prepareHost(
+  conn: SshConnection,
+  host: InventoryHost,
+  images: readonly ToolImage[],
+  progress: (message: string) => void,
+): Promise<void> {
+  await pushGuestFiles(conn);
+  progress(`${host.name}: applying profile ${host.profile}`);
+  const profile = PROFILES[host.profile];
+  await conn.run(envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/${profile.script}`]), {
+    timeoutMs: 10 * 60_000,
+  });
+  for (const image of images) {
+    progress(`${host.name}: loading tool image ${image.tag}`);
+    await conn.pipeFile(image.archive, `bash ${REMOTE_ROOT}/guest/load-image.sh ${shellQuote(image.tag)}`, 15 * 60_000);
+  }
+}

@@ -1,0 +1,123 @@
+import { describe } from '../analyze/stats.js';
+import { Journal } from '../run/journal.js';
+import type { Sample } from '../run/trial.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import { formatBytes } from '../util/size.js';
+import { formatDuration } from '../util/time.js';
+import type { LoadedRun } from './load-run.js';
+
+const fmt = (v: number) => {
+  if (!Number.isFinite(v)) return '–';
+  const abs = Math.abs(v);
+  if (abs >= 100) return v.toFixed(0);
+  if (abs >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+};
+
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = map.get(k);
+    if (list) list.push(item);
+    else map.set(k, [item]);
+  }
+  return map;
+}
+
+/** "median (min–max)" of one metric in one cell. */
+function cell(samples: readonly Sample[], metric: string): { text: string; n: number } {
+  const values = samples.filter((s) => s.metric === metric).map((s) => s.value);
+  if (!values.length) return { text: '–', n: 0 };
+  const st = describe(values);
+  return { text: `${fmt(st.median)} (${fmt(st.min)}–${fmt(st.max)})`, n: st.n };
+}
+
+function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
+  const out: string[] = [];
+  const jobOrder = ['seqwrite', 'seqread', 'randwrite', 'randread'];
+  for (const [host, hostSamples] of groupBy(samples, (s) => s.host)) {
+    const profile = hostSamples[0]?.profile ?? '';
+    out.push(`### ${host} (${profile})`, '');
+    out.push('| job | mount | bandwidth KiB/s | IOPS | clat p99 µs | n |', '|---|---|---:|---:|---:|---:|');
+    const byJob = groupBy(hostSamples, (s) => `${s.job}`);
+    const jobs = [...byJob.keys()].sort((a, b) => jobOrder.indexOf(a) - jobOrder.indexOf(b));
+    const mounts = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
+    for (const job of jobs) {
+      const jobSamples = byJob.get(job) ?? [];
+      for (const mount of mounts) {
+        const cellSamples = jobSamples.filter((s) => s.mount === mount);
+        if (!cellSamples.length) continue;
+        const bw = cell(cellSamples, 'bw');
+        const iops = cell(cellSamples, 'iops');
+        const p99 = cell(cellSamples, 'clat_p99');
+        out.push(`| ${job} | ${mount} | ${bw.text} | ${iops.text} | ${p99.text} | ${bw.n} |`);
+      }
+    }
+    out.push('');
+  }
+  return out;
+}
+
+function envSection(run: LoadedRun): string[] {
+  const out = [
+    '## Hosts',
+    '',
+    '| host | kernel | docker | storage driver | /var/lib/docker on | data disk | CPUs | memory | load at start |',
+  ];
+  out.push('|---|---|---|---|---|---|---:|---:|---|');
+  for (const [host, env] of run.env) {
+    const root = [env.docker_root_fstype, env.docker_root_source].filter(Boolean).join(' ');
+    const driver = [env.storage_driver, env.backing_fs ? `on ${env.backing_fs}` : ''].filter(Boolean).join(' ');
+    out.push(
+      `| ${host} | ${env.kernel} | ${env.docker_version} | ${driver} | ${root} | ${env.data_disk} ${formatBytes(Number(env.data_disk_bytes))} | ${env.cpus} | ${formatBytes(Number(env.mem_bytes))} | ${env.loadavg?.split(' ').slice(0, 3).join(' ')} |`,
+    );
+  }
+  out.push(
+    '',
+    'Mount options and the raw `docker info`, `xfs_info`, `lvs` and `df` output are in `hosts/<host>/env/`.',
+    '',
+  );
+  return out;
+}
+
+/** The run's report.md: per host and mount kind, medians with ranges, and the hosts' environment. */
+export function renderMarkdown(run: LoadedRun): string {
+  const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
+  const states = Journal.finalStates(run.journal);
+  const failed = [...states.values()].filter((e) => e.state === 'failed');
+  const done = [...states.values()].filter((e) => e.state === 'done');
+  const inventory = m.inventory as { target?: string } | undefined;
+  const out: string[] = [
+    `# layerlab report: ${m.lab.name}`,
+    '',
+    `Run \`${m.runId}\` · target \`${inventory?.target ?? '?'}\` · ${m.lab.repetitions} repetition(s) · trial order seed ${(m.plan as { seed?: number } | undefined)?.seed ?? m.lab.seed} (${(m.plan as { mode?: string } | undefined)?.mode ?? ''}) · git ${m.gitRevision ?? 'unknown'}`,
+    '',
+    `Trials: ${done.length} done, ${failed.length} failed${run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : ''}${run.summary?.stoppedBy ? ` — stopped: ${run.summary.stoppedBy}` : ''}.`,
+    '',
+    'Each cell is the **median (min–max)** over repetitions; n counts the trials that produced the value.',
+    'Bandwidth is fio `bw` in KiB/s (1 KiB = 1024 bytes); latency is completion latency (clat) in microseconds.',
+    'Under QEMU TCG the absolute numbers measure the emulated CPU as much as the disk: compare columns, not machines.',
+    '',
+  ];
+  for (const [scenarioName, samples] of groupBy(run.samples, (s) => s.scenario)) {
+    const scenario = SCENARIOS[scenarioName as ScenarioName];
+    out.push(`## ${scenario?.summary ?? scenarioName}`, '');
+    if (scenarioName === 'fio') out.push(...fioSection(run, samples));
+  }
+  if (!run.samples.length) out.push('No samples were collected.', '');
+  if (failed.length) {
+    out.push('## Failed trials', '', '| trial | host | reason |', '|---|---|---|');
+    for (const f of failed)
+      out.push(`| ${f.trial} | ${f.host} | ${(f.reason ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`);
+    out.push('');
+  }
+  out.push(...envSection(run));
+  out.push(
+    '## Files',
+    '',
+    '`manifest.json` (lab, inventory, versions) · `plan.json` (trial order) · `journal.ndjson` (trial states) · `samples.ndjson` (one value per line) · `trials/<id>/` (raw output + meta.json) · `hosts/<host>/env/`',
+    '',
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { LabDefinition } from '../definition/schema.js';
+import { errorMessage } from '../errors.js';
+import { REMOTE_ROOT } from '../paths.js';
+import type { Plan, Trial } from '../plan/plan.js';
+import { pushGuestFiles } from '../prepare/prepare.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { SshConnection } from '../ssh/transport.js';
+import type { Inventory, InventoryHost } from '../targets/types.js';
+import { appendLineSync, writeJson } from '../util/files.js';
+import { HostLog } from '../util/log.js';
+import { envCommand } from '../util/shell.js';
+import { Journal } from './journal.js';
+import { Progress, say } from './progress.js';
+import { runFiles } from './run-dir.js';
+import { analyzeTrialDir, executeTrial, trialEnv } from './trial.js';
+
+export interface RunContext {
+  runId: string;
+  dir: string;
+  lab: LabDefinition;
+  inventory: Inventory;
+  plan: Plan;
+  imageTags: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface RunSummary {
+  runId: string;
+  trials: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  wallSeconds: number;
+  /** Sum of guest scenario-script seconds, for the harness-overhead figure. */
+  guestSeconds: number;
+  /** Seconds spent connecting, pushing guest files and capturing env, before the first trial. */
+  setupSeconds: number;
+  failures: { trial: string; host: string; reason: string }[];
+  stoppedBy?: string;
+}
+
+export async function connectHost(host: InventoryHost, log: HostLog, deadline: number): Promise<SshConnection> {
+  const privateKey = await readFile(host.privateKeyPath, 'utf8');
+  return SshConnection.connect(
+    { name: host.name, address: host.address, port: host.port, user: host.user, privateKey, hostKey: host.hostKey },
+    log,
+    deadline,
+  );
+}
+
+/** Runs the plan and collects every trial into the run folder. */
+export async function executeRun(ctx: RunContext): Promise<RunSummary> {
+  const files = runFiles(ctx.dir);
+  const started = Date.now();
+  const journal = new Journal(files.journal);
+  writeFileSync(files.samples, '', { flag: 'a' });
+  const logs = new Map(ctx.inventory.hosts.map((h) => [h.name, new HostLog(`${files.hostDir(h.name)}/ssh.log`)]));
+  const hostLog = (name: string) => logs.get(name) as HostLog;
+  const summary: RunSummary = {
+    runId: ctx.runId,
+    trials: ctx.plan.trials.length,
+    done: 0,
+    failed: 0,
+    skipped: 0,
+    wallSeconds: 0,
+    guestSeconds: 0,
+    setupSeconds: 0,
+    failures: [],
+  };
+  const connections = new Map<string, SshConnection>();
+  try {
+    // Connect, refresh guest files and capture each host's environment, in parallel.
+    await Promise.all(
+      ctx.inventory.hosts.map(async (host) => {
+        const conn = await connectHost(host, hostLog(host.name), Date.now() + 120_000);
+        connections.set(host.name, conn);
+        await pushGuestFiles(conn);
+        await conn.run(
+          envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/env.sh`, '/var/tmp/layerlab/env']),
+        );
+        await conn.pullDir('/var/tmp/layerlab/env', files.envDir(host.name));
+      }),
+    );
+    summary.setupSeconds = (Date.now() - started) / 1000;
+
+    const expected =
+      ctx.plan.trials.reduce(
+        (s, t) => s + SCENARIOS[t.scenario].expectedSeconds(ctx.lab.scenarios[t.scenario] as never),
+        0,
+      ) / Math.max(1, ctx.plan.trials.length);
+    const parallelism = ctx.plan.mode === 'serial' ? 1 : ctx.inventory.hosts.length;
+    const progress = new Progress(ctx.plan.trials.length, expected, parallelism);
+
+    const runOne = async (trial: Trial) => {
+      if (ctx.signal?.aborted) {
+        summary.skipped++;
+        return;
+      }
+      const conn = connections.get(trial.host) as SshConnection;
+      const scenario = SCENARIOS[trial.scenario];
+      const params = ctx.lab.scenarios[trial.scenario] as never;
+      const timeoutMs = (scenario.expectedSeconds(params) * 10 + 300) * 1000;
+      progress.start(trial.host, trial.id);
+      journal.append({ trial: trial.id, host: trial.host, state: 'started' });
+      const t0 = Date.now();
+      let failures: string[];
+      let samples = 0;
+      let guestSeconds: number | undefined;
+      try {
+        const localDir = files.trialDir(trial.id);
+        await executeTrial(conn, trialEnv(trial, ctx.lab, ctx.imageTags), localDir, timeoutMs);
+        const outcome = analyzeTrialDir(localDir, trial, ctx.runId);
+        failures = outcome.failures;
+        guestSeconds = outcome.guestSeconds;
+        if (outcome.samples.length) {
+          appendLineSync(files.samples, outcome.samples.map((s) => JSON.stringify(s)).join('\n'));
+        }
+        samples = outcome.samples.length;
+      } catch (err) {
+        failures = [errorMessage(err)];
+      }
+      const wallSeconds = (Date.now() - t0) / 1000;
+      summary.guestSeconds += guestSeconds ?? 0;
+      if (failures.length === 0) {
+        summary.done++;
+        journal.append({ trial: trial.id, host: trial.host, state: 'done', guestSeconds, wallSeconds, samples });
+        progress.finish(trial.host, trial.id, true, `(${wallSeconds.toFixed(1)} s, ${samples} samples)`);
+      } else {
+        summary.failed++;
+        const reason = failures.join('; ');
+        summary.failures.push({ trial: trial.id, host: trial.host, reason });
+        journal.append({ trial: trial.id, host: trial.host, state: 'failed', reason, guestSeconds, wallSeconds });
+        progress.finish(trial.host, trial.id, false, reason);
+      }
+    };
+
+    if (ctx.plan.mode === 'serial') {
+      for (const trial of ctx.plan.trials) await runOne(trial);
+    } else {
+      await Promise.all(
+        ctx.inventory.hosts.map(async (host) => {
+          for (const trial of ctx.plan.trials.filter((t) => t.host === host.name)) await runOne(trial);
+        }),
+      );
+    }
+    if (ctx.signal?.aborted) summary.stoppedBy = 'interrupted';
+  } finally {
+    for (const conn of connections.values()) conn.close();
+    await Promise.all([...logs.values()].map((l) => l.close()));
+    summary.wallSeconds = (Date.now() - started) / 1000;
+    await writeJson(files.summary, summary);
+  }
+  if (summary.failed) say(`${summary.failed} of ${summary.trials} trial(s) failed; see journal.ndjson and the report`);
+  return summary;
+}

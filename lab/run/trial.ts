@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LabDefinition } from '../definition/schema.js';
+import { REMOTE_ROOT, REMOTE_TRIALS } from '../paths.js';
+import type { Trial } from '../plan/plan.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import type { ParseResult } from '../scenarios/types.js';
+import type { SshConnection } from '../ssh/transport.js';
+import { envCommand } from '../util/shell.js';
+
+/** One line of samples.ndjson. */
+export interface Sample {
+  run: string;
+  host: string;
+  profile: string;
+  scenario: string;
+  mount: string;
+  rep: number;
+  trial: string;
+  metric: string;
+  value: number;
+  unit: string;
+  timestamp: string;
+  /** Scenario labels (fio: job, direction). */
+  [label: string]: string | number;
+}
+
+export interface TrialMeta {
+  start: string;
+  end: string;
+  exit_status: string;
+  loadavg_before: string;
+  loadavg_after: string;
+  steal_ticks_before: string;
+  steal_ticks_after: string;
+  clk_tck: string;
+}
+
+export interface TrialOutcome {
+  ok: boolean;
+  samples: Sample[];
+  failures: string[];
+  guestSeconds?: number;
+}
+
+/** The environment guest.sh sees: trial coordinates, tool images, scenario parameters. */
+export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<string, string>): Record<string, string> {
+  const scenario = SCENARIOS[trial.scenario];
+  const env: Record<string, string> = {
+    LL_OUT: `${REMOTE_TRIALS}/${trial.id}`,
+    LL_SCENARIO: trial.scenario,
+    LL_TRIAL: trial.id,
+    LL_MOUNT: trial.mount,
+    LL_REP: String(trial.rep),
+  };
+  for (const name of scenario.toolImages) {
+    const tag = imageTags[name];
+    if (!tag) throw new Error(`tool image ${name} was not loaded`);
+    env[`LL_IMAGE_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = tag;
+  }
+  Object.assign(env, scenario.guestEnv(lab.scenarios[trial.scenario] as never));
+  return env;
+}
+
+/**
+ * Turns a trial folder (raw output + meta.json, as pulled from the host) into
+ * samples. Raw files are the source of truth: this runs again on old runs.
+ */
+export function analyzeTrialDir(dir: string, trial: Trial, runId: string): TrialOutcome {
+  const scenario = SCENARIOS[trial.scenario];
+  const failures: string[] = [];
+  const metaPath = join(dir, 'meta.json');
+  let meta: TrialMeta | undefined;
+  if (existsSync(metaPath)) meta = JSON.parse(readFileSync(metaPath, 'utf8')) as TrialMeta;
+  else failures.push('no meta.json from the guest');
+  if (meta && meta.exit_status !== '0') {
+    const stderr = readTail(join(dir, 'guest.stderr'));
+    failures.push(`guest script exited with ${meta.exit_status}${stderr ? `: ${stderr}` : ''}`);
+  }
+  const rawPath = join(dir, scenario.rawFile);
+  let parsed: ParseResult = { values: [], failures: [] };
+  if (existsSync(rawPath)) parsed = scenario.parse(readFileSync(rawPath, 'utf8'));
+  else failures.push(`no ${scenario.rawFile} in the trial output`);
+  failures.push(...parsed.failures);
+  const timestamp = meta ? new Date(Number(meta.end) * 1000).toISOString() : new Date().toISOString();
+  const samples: Sample[] = parsed.values.map((v) => ({
+    run: runId,
+    host: trial.host,
+    profile: trial.profile,
+    scenario: trial.scenario,
+    mount: trial.mount,
+    rep: trial.rep,
+    trial: trial.id,
+    metric: v.metric,
+    value: v.value,
+    unit: v.unit,
+    timestamp,
+    ...v.labels,
+  }));
+  const guestSeconds = meta ? Number(meta.end) - Number(meta.start) : undefined;
+  // A trial with any failure contributes no samples: half a measurement is not one.
+  const ok = failures.length === 0;
+  return { ok, samples: ok ? samples : [], failures, guestSeconds };
+}
+
+function readTail(path: string): string {
+  if (!existsSync(path)) return '';
+  return readFileSync(path, 'utf8').trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+}
+
+/** Runs a trial on its host; its output folder comes back on stdout as one tar stream. */
+export async function executeTrial(
+  conn: SshConnection,
+  env: Record<string, string>,
+  localDir: string,
+  timeoutMs: number,
+): Promise<void> {
+  await conn.pullCommand(envCommand(env, ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]), localDir, timeoutMs);
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { parseSize } from '../../util/size.js';
+import type { Scenario } from '../types.js';
+import { FIO_JOBS, parseFioJson } from './parse.js';
+
+const sizeString = (min: number, max: number) =>
+  z.string().refine(
+    (s) => {
+      const n = parseSize(s);
+      return n !== undefined && n >= min && n <= max;
+    },
+    { message: `expected a size like "64M" or "4k" between ${min} and ${max} bytes` },
+  );
+
+const params = z
+  .object({
+    /** File size each job works on (the seq-write job lays it out). */
+    size: sizeString(1024 * 1024, 1024 ** 4).default('64M'),
+    /** Seconds each job runs after its ramp. */
+    runtime: z.number().int().min(1).max(3600).default(5),
+    /** Seconds each job runs before measuring. */
+    ramp: z.number().int().min(0).max(600).default(1),
+    blockSize: z
+      .object({
+        seq: sizeString(512, 64 * 1024 * 1024).default('1M'),
+        rand: sizeString(512, 64 * 1024 * 1024).default('4k'),
+      })
+      .strict()
+      .default({}),
+    iodepth: z.number().int().min(1).max(1024).default(16),
+  })
+  .strict();
+
+export type FioParams = z.output<typeof params>;
+
+export const fio: Scenario<FioParams> = {
+  name: 'fio',
+  seed: '003',
+  summary: 'fio: sequential write, sequential read, random write, random read (direct I/O, libaio)',
+  params,
+  mounts: ['layer', 'volume', 'bind'],
+  toolImages: ['fio'],
+  rawFile: 'fio.json',
+  metrics: [
+    { name: 'bw', unit: 'KiB/s', better: 'higher', description: 'bandwidth (fio bw, KiB/s)' },
+    { name: 'iops', unit: 'IO/s', better: 'higher', description: 'I/O operations per second' },
+    { name: 'clat_mean', unit: 'us', better: 'lower', description: 'completion latency, mean' },
+    { name: 'clat_p50', unit: 'us', better: 'lower', description: 'completion latency, 50th percentile' },
+    { name: 'clat_p99', unit: 'us', better: 'lower', description: 'completion latency, 99th percentile' },
+  ],
+  guestEnv: (p) => ({
+    LL_P_SIZE: String(parseSize(p.size)),
+    LL_P_RUNTIME: String(p.runtime),
+    LL_P_RAMP: String(p.ramp),
+    LL_P_BS_SEQ: String(parseSize(p.blockSize.seq)),
+    LL_P_BS_RAND: String(parseSize(p.blockSize.rand)),
+    LL_P_IODEPTH: String(p.iodepth),
+    // name:rw:bs triples; the guest builds fio's job list from them.
+    LL_P_JOBS: FIO_JOBS.map((j) => `${j.name}:${j.rw}:${j.bs}`).join(' '),
+  }),
+  // Four jobs of ramp + runtime, plus fio's layout of the file and docker run.
+  expectedSeconds: (p) => FIO_JOBS.length * (p.ramp + p.runtime) + 10,
+  diskBytes: (p) => parseSize(p.size) ?? 0,
+  parse: parseFioJson,
+};

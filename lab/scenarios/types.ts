@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import type { MountKind } from '../catalog.js';
+
+/** One measured value, before the runner adds run/host/trial labels. */
+export interface MeasuredValue {
+  metric: string;
+  value: number;
+  unit: string;
+  /** Scenario-specific labels, e.g. fio job and direction. */
+  labels: Record<string, string>;
+}
+
+export interface ParseResult {
+  values: MeasuredValue[];
+  /** Why (part of) the raw output does not count; a trial with failures is failed. */
+  failures: string[];
+}
+
+export interface MetricSpec {
+  /** Metric name as it appears in samples. */
+  name: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  description: string;
+}
+
+/**
+ * A scenario is a folder: guest.sh runs on the host, the parser reads its raw
+ * output on the controller. The runner owns the lifecycle (PerfKit's model).
+ */
+export interface Scenario<P = unknown> {
+  name: string;
+  seed: string;
+  summary: string;
+  /** Parameters in the lab definition (strict; defaults filled in). */
+  params: z.ZodType<P, z.ZodTypeDef, unknown>;
+  /** Mount kinds this scenario can run on. */
+  mounts: readonly MountKind[];
+  /** Tool images (guest/images/<name>.packages) the guest script needs. */
+  toolImages: readonly string[];
+  /** The raw file `layerlab parse` reads and the parser is given. */
+  rawFile: string;
+  metrics: readonly MetricSpec[];
+  /** Environment for guest.sh (LL_P_*): the only way parameters reach the host. */
+  guestEnv(params: P): Record<string, string>;
+  /** Rough guest seconds per trial (ETA before the first trial ends; the timeout is a multiple). */
+  expectedSeconds(params: P): number;
+  /** Bytes the scenario writes on the data disk per trial (refused if it does not fit). */
+  diskBytes(params: P): number;
+  parse(raw: string): ParseResult;
+}

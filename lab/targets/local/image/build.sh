@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the local target's guest image without a loop mount:
+#   mmdebstrap -> directory -> mkfs.ext4 -d -> base.raw (+ kernel and initrd for direct boot).
+# Usage: build.sh <out-dir> <apt-sources-file> [<apt-sources-file> ...]
+# Runs as root (mmdebstrap --mode=root). Writes into <out-dir>.partial and renames
+# it at the end, so a cancelled build never looks like a finished one.
+set -euo pipefail
+
+out="$1"; shift
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp="${out}.partial"
+rm -rf -- "$tmp"
+mkdir -p -- "$tmp"
+root="$tmp/rootfs"
+
+packages="$(grep -v '^#' "$here/packages.txt" | grep -v '^[[:space:]]*$' | paste -sd, -)"
+
+# The machine's own apt sources are pasted into the guest as-is (mmdebstrap
+# accepts a path to a .sources/.list file as a mirror argument).
+mirrors=()
+for src in "$@"; do mirrors+=("$src"); done
+
+mmdebstrap \
+  --mode=root \
+  --variant=apt \
+  --format=directory \
+  --include="$packages" \
+  --dpkgopt='path-exclude=/usr/share/man/*' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+  --customize-hook="$here/customize.sh" \
+  bookworm "$root" "${mirrors[@]}"
+
+kernel="$(find "$root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | tail -n1)"
+initrd="$(find "$root/boot" -maxdepth 1 -name 'initrd.img-*' | sort | tail -n1)"
+[ -n "$kernel" ] && [ -n "$initrd" ] || { echo "build.sh: no kernel/initrd in $root/boot" >&2; exit 1; }
+cp -- "$kernel" "$tmp/vmlinuz"
+cp -- "$initrd" "$tmp/initrd.img"
+
+mkfs.ext4 -q -F -L layerlab-root -d "$root" "$tmp/base.raw" 3G
+rm -rf -- "$root"
+rm -rf -- "$out"
+mv -- "$tmp" "$out"

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { constants, accessSync, readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { isAlive, isOurProcess } from '../../util/proc.js';
+import { sleep } from '../../util/time.js';
+import type { GuestImage } from './image.js';
+
+export type Accel = 'kvm' | 'tcg';
+
+export const QEMU = 'qemu-system-x86_64';
+/** Serial of the data disk; the guest sees it as /dev/disk/by-id/virtio-lldata. */
+export const DATA_DISK_DEVICE = '/dev/disk/by-id/virtio-lldata';
+
+let kvmProbe: Promise<boolean> | undefined;
+
+/**
+ * /dev/kvm can exist, open and report "kvm support: enabled" while a guest
+ * still never runs (seen on nested machines). So the probe boots the real
+ * kernel under KVM and waits for its first console line.
+ */
+export function kvmWorks(image: GuestImage, timeoutMs = 8_000): Promise<boolean> {
+  kvmProbe ??= new Promise<boolean>((resolve) => {
+    try {
+      accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+    } catch {
+      resolve(false);
+      return;
+    }
+    const child = spawn(
+      QEMU,
+      [
+        ...['-machine', 'pc', '-accel', 'kvm', '-cpu', 'host', '-m', '256', '-nodefaults', '-display', 'none'],
+        ...['-no-reboot', '-serial', 'stdio', '-kernel', image.kernel, '-append', 'console=ttyS0 panic=-1'],
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let out = '';
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      resolve(ok);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Linux version')) finish(true);
+    });
+    child.on('error', () => finish(false));
+    child.on('exit', () => finish(out.includes('Linux version')));
+  });
+  return kvmProbe;
+}
+
+export interface VmSpec {
+  name: string;
+  dir: string;
+  image: GuestImage;
+  cpus: number;
+  memoryMiB: number;
+  port: number;
+  accel: Accel;
+}
+
+export const vmFiles = (dir: string) => ({
+  root: join(dir, 'root.qcow2'),
+  data: join(dir, 'data.raw'),
+  seed: join(dir, 'seed.tar'),
+  pidfile: join(dir, 'qemu.pid'),
+  monitor: join(dir, 'monitor.sock'),
+  console: join(dir, 'console.log'),
+  key: join(dir, 'id_ed25519'),
+});
+
+export function qemuArgs(spec: VmSpec): string[] {
+  const f = vmFiles(spec.dir);
+  const accel =
+    spec.accel === 'kvm'
+      ? ['-accel', 'kvm', '-cpu', 'host']
+      : // -cpu max is ~20% slower under TCG; thread=multi uses every host core.
+        ['-accel', 'tcg,thread=multi,tb-size=256', '-cpu', 'qemu64'];
+  const disk = (id: string, file: string, format: string, extra: string, serial?: string) => [
+    '-drive',
+    `file=${file.replaceAll(',', ',,')},if=none,id=${id},format=${format}${extra}`,
+    '-device',
+    `virtio-blk-pci,drive=${id}${serial ? `,serial=${serial}` : ''}`,
+  ];
+  return [
+    ...['-name', `layerlab-${spec.name}`, '-machine', 'pc', ...accel],
+    ...['-smp', String(spec.cpus), '-m', String(spec.memoryMiB)],
+    ...['-kernel', spec.image.kernel, '-initrd', spec.image.initrd],
+    ...['-append', 'root=LABEL=layerlab-root rw console=ttyS0 quiet'],
+    ...disk('root', f.root, 'qcow2', ''),
+    // The data disk is what the benchmark measures: no host page cache in the way.
+    ...disk('data', f.data, 'raw', ',cache=none,aio=native', 'lldata'),
+    ...disk('seed', f.seed, 'raw', ',readonly=on', 'llseed'),
+    // restrict=on: the guest reaches nothing; only the SSH forward on loopback exists.
+    ...['-nic', `user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:${spec.port}-:22`],
+    ...[
+      '-serial',
+      `file:${f.console.replaceAll(',', ',,')}`,
+      '-monitor',
+      `unix:${f.monitor.replaceAll(',', ',,')},server=on,wait=off`,
+    ],
+    ...['-pidfile', f.pidfile, '-daemonize', '-display', 'none', '-nodefaults'],
+  ];
+}
+
+/** Starts a daemonized VM and returns its pid (from QEMU's pidfile). */
+export async function startVm(spec: VmSpec): Promise<number> {
+  const child = spawn(QEMU, qemuArgs(spec), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`qemu exited with ${code}: ${stderr.trim()}`);
+  return Number(readFileSync(vmFiles(spec.dir).pidfile, 'utf8').trim());
+}
+
+/** Asks the guest to power off through ACPI (QEMU's monitor). */
+export function sendMonitorCommand(socketPath: string, command: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = createConnection(socketPath);
+    socket.on('connect', () => {
+      socket.write(`${command}\n`);
+      setTimeout(() => socket.end(), 200);
+    });
+    socket.on('close', () => resolve());
+    socket.on('error', () => resolve());
+  });
+}
+
+async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await sleep(200);
+  }
+  return !isAlive(pid);
+}
+
+/**
+ * Power off, then kill — only the recorded pid, and only while its command
+ * line still names this VM's directory (a recycled pid is left alone).
+ */
+export async function stopVm(
+  dir: string,
+  pid: number,
+  graceMs: number,
+): Promise<'not-running' | 'powered-off' | 'killed'> {
+  if (!isOurProcess(pid, dir)) return 'not-running';
+  if (graceMs > 0) {
+    await sendMonitorCommand(vmFiles(dir).monitor, 'system_powerdown');
+    if (await waitForExit(pid, graceMs)) return 'powered-off';
+  }
+  if (isOurProcess(pid, dir)) process.kill(pid, 'SIGTERM');
+  if (await waitForExit(pid, 5000)) return 'killed';
+  if (isOurProcess(pid, dir)) process.kill(pid, 'SIGKILL');
+  await waitForExit(pid, 5000);
+  return 'killed';
+}

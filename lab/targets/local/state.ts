@@ -1,0 +1,71 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProfileName } from '../../catalog.js';
+import { stateRoot } from '../../paths.js';
+import { writeFileAtomicSync } from '../../util/files.js';
+
+/** One VM as `down` and a second `up` need to know it. */
+export interface LocalHostState {
+  name: string;
+  profile: ProfileName;
+  dir: string;
+  pid?: number;
+  port?: number;
+  accel?: 'kvm' | 'tcg';
+  hostKey?: string;
+  /** Set once the storage profile and tool images are in place. */
+  prepared?: boolean;
+}
+
+export interface LocalLabState {
+  lab: string;
+  labFile: string;
+  createdAt: string;
+  imageKey?: string;
+  hosts: Record<string, LocalHostState>;
+}
+
+export function labStateDir(lab: string): string {
+  return join(stateRoot(), 'labs', lab);
+}
+
+function statePath(lab: string): string {
+  return join(labStateDir(lab), 'state.json');
+}
+
+export function readLocalState(lab: string): LocalLabState | undefined {
+  const path = statePath(lab);
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as LocalLabState;
+}
+
+/**
+ * state.json is rewritten (atomically) after every change, synchronously, so
+ * that a pid is on disk before anything else can fail or be interrupted.
+ */
+export class LocalStateStore {
+  constructor(readonly state: LocalLabState) {
+    mkdirSync(labStateDir(state.lab), { recursive: true, mode: 0o700 });
+  }
+
+  static openOrCreate(lab: string, labFile: string): LocalStateStore {
+    return new LocalStateStore(readLocalState(lab) ?? { lab, labFile, createdAt: new Date().toISOString(), hosts: {} });
+  }
+
+  update(host: string, patch: Partial<LocalHostState>): LocalHostState {
+    const current = this.state.hosts[host];
+    const next = { ...current, ...patch } as LocalHostState;
+    this.state.hosts[host] = next;
+    this.save();
+    return next;
+  }
+
+  remove(host: string): void {
+    delete this.state.hosts[host];
+    this.save();
+  }
+
+  save(): void {
+    writeFileAtomicSync(statePath(this.state.lab), `${JSON.stringify(this.state, null, 2)}\n`);
+  }
+}

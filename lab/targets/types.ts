@@ -1,0 +1,30 @@
+import type { ProfileName, TargetKind } from '../catalog.js';
+
+/** What every target hands the runner: how to reach each host, and what it is. */
+export interface InventoryHost {
+  name: string;
+  profile: ProfileName;
+  address: string;
+  port: number;
+  user: string;
+  /** Path of the private key file (the key itself never enters results). */
+  privateKeyPath: string;
+  /** Pinned SSH host key, an OpenSSH public-key line. */
+  hostKey: string;
+  /** Block device the storage profile formats. */
+  dataDisk: string;
+  labels: Record<string, string>;
+}
+
+export interface Inventory {
+  target: TargetKind;
+  hosts: InventoryHost[];
+}
+
+/** The inventory as recorded in results: everything but key file locations. */
+export function publicInventory(inventory: Inventory): unknown {
+  return {
+    target: inventory.target,
+    hosts: inventory.hosts.map(({ privateKeyPath: _key, ...rest }) => rest),
+  };
+}

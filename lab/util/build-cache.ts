@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isAlive } from './proc.js';
+import { sleep } from './time.js';
+
+/**
+ * Builds `dir` once: `marker` inside it says the build finished. Parallel
+ * callers (two hosts, two processes) wait on a pid lock instead of building twice.
+ */
+export async function ensureBuilt(dir: string, marker: string, build: () => Promise<void>): Promise<void> {
+  if (existsSync(join(dir, marker))) return;
+  const lock = `${dir}.lock`;
+  await mkdir(join(dir, '..'), { recursive: true });
+  for (;;) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch {
+      const owner = Number(await readFile(lock, 'utf8').catch(() => '0'));
+      if (!owner || !isAlive(owner)) await rm(lock, { force: true });
+      else await sleep(1000);
+      if (existsSync(join(dir, marker))) return;
+    }
+  }
+  try {
+    if (!existsSync(join(dir, marker))) await build();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}

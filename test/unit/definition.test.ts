@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseLabDefinition } from '../../lab/definition/load.ts';
+import { UserError } from '../../lab/errors.ts';
+
+const good = `name: t
+hosts:
+  - name: a
+    profile: overlay2-xfs
+  - name: b
+    profile: devicemapper-lvm
+scenarios:
+  fio: { size: 16M }
+mounts: [layer, volume, bind]
+repetitions: 2
+`;
+
+function errorOf(text: string): string {
+  try {
+    parseLabDefinition(text, 'labs/x.yaml');
+  } catch (err) {
+    assert.ok(err instanceof UserError, 'a UserError (exit 2)');
+    return err.message;
+  }
+  assert.fail('expected the definition to be refused');
+}
+
+describe('lab definition', () => {
+  it('accepts a good definition and fills defaults', () => {
+    const lab = parseLabDefinition(good, 'labs/x.yaml');
+    assert.equal(lab.hosts[0]?.memoryMiB, 1024);
+    assert.equal(lab.scenarios.fio?.runtime, 5);
+    assert.equal(lab.target.kind, 'local');
+  });
+
+  it('malformed YAML names file and line', () => {
+    assert.match(errorOf('name: [t\nhosts: 1\n'), /labs\/x\.yaml:\d+:\d+: malformed YAML/);
+  });
+
+  it('unknown keys name the path and line', () => {
+    const msg = errorOf(good.replace('profile: overlay2-xfs', 'profile: overlay2-xfs\n    colour: red'));
+    assert.match(msg, /labs\/x\.yaml:5:5: hosts\[0\]\.colour: unknown key "colour"/);
+  });
+
+  it('wrong types say what was expected and what was found', () => {
+    assert.match(
+      errorOf(good.replace('repetitions: 2', 'repetitions: "2"')),
+      /repetitions: expected number, got string "2"/,
+    );
+  });
+
+  it('unknown profile, scenario and mount names list the known ones', () => {
+    assert.match(
+      errorOf(good.replace('profile: overlay2-xfs', 'profile: zfs')),
+      /hosts\[0\]\.profile: expected one of overlay2-xfs, devicemapper-lvm; got "zfs"/,
+    );
+    assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
+    assert.match(
+      errorOf(good.replace('[layer, volume, bind]', '[layer, nfs]')),
+      /mounts\[1\]: expected one of layer, volume, bind; got "nfs"/,
+    );
+  });
+
+  it('duplicate host names are refused', () => {
+    assert.match(errorOf(good.replace('name: b', 'name: a')), /hosts\[1\]\.name: duplicate host name "a"/);
+  });
+
+  it('out-of-range sizes are refused', () => {
+    assert.match(errorOf(good.replace('size: 16M', 'size: 16Q')), /scenarios\.fio\.size: expected a size/);
+    assert.match(
+      errorOf(good.replace('size: 16M', 'size: 3G')),
+      /hosts\[0\]\.diskGiB: data disk of 4 GiB is too small/,
+    );
+    assert.match(errorOf(good.replace('repetitions: 2', 'repetitions: 0')), /repetitions: expected >= 1; got 0/);
+    assert.match(
+      errorOf(good.replace('profile: overlay2-xfs', 'profile: overlay2-xfs\n    memoryMiB: 64')),
+      /memoryMiB: expected >= 512; got 64/,
+    );
+  });
+
+  it('names with shell metacharacters are refused', () => {
+    assert.match(
+      errorOf(good.replace('name: a', 'name: "a;rm -rf /"')),
+      /hosts\[0\]\.name: expected a name of lowercase letters/,
+    );
+    assert.match(
+      errorOf(good.replace('name: t', 'name: $(id)')),
+      /^invalid lab definition:\n\s+labs\/x\.yaml:1:7: name: expected a name/,
+    );
+  });
+
+  it('a missing required key is named', () => {
+    assert.match(errorOf(good.replace('repetitions: 2\n', '')), /repetitions: missing; expected number/);
+  });
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseLabDefinition } from '../../lab/definition/load.ts';
+import { makePlan } from '../../lab/plan/plan.ts';
+
+const lab = (extra = '') =>
+  parseLabDefinition(
+    `name: t
+seed: 42
+${extra}
+hosts:
+  - { name: a, profile: overlay2-xfs }
+  - { name: b, profile: devicemapper-lvm }
+scenarios: { fio: { size: 16M } }
+mounts: [layer, volume, bind]
+repetitions: 5
+`,
+    'x.yaml',
+  );
+
+describe('plan', () => {
+  it('is reproducible from its seed and changes with it', () => {
+    const l = lab();
+    assert.deepEqual(makePlan(l), makePlan(l));
+    assert.notDeepEqual(makePlan(l).trials, makePlan(l, 43).trials);
+  });
+
+  it('runs every cell once per repetition, repetitions in order', () => {
+    const plan = makePlan(lab());
+    assert.equal(plan.trials.length, 2 * 3 * 5);
+    assert.equal(new Set(plan.trials.map((t) => t.id)).size, plan.trials.length);
+    for (let rep = 1; rep <= 5; rep++) {
+      const block = plan.trials.slice((rep - 1) * 6, rep * 6);
+      assert.ok(block.every((t) => t.rep === rep));
+      assert.equal(new Set(block.map((t) => `${t.host}/${t.mount}`)).size, 6);
+    }
+  });
+
+  it('serial mode (local default) interleaves hosts and reshuffles each repetition', () => {
+    const plan = makePlan(lab());
+    assert.equal(plan.mode, 'serial');
+    const orders = new Set<string>();
+    for (let rep = 1; rep <= 5; rep++) {
+      orders.add(
+        plan.trials
+          .filter((t) => t.rep === rep)
+          .map((t) => `${t.host}/${t.mount}`)
+          .join(','),
+      );
+    }
+    assert.ok(orders.size > 1, 'not the same order every repetition');
+    const hostsSeq = plan.trials.map((t) => t.host).join('');
+    assert.ok(!/^(a{15}b{15}|b{15}a{15})$/.test(hostsSeq), 'hosts are interleaved');
+  });
+
+  it('parallel mode shuffles each host on its own', () => {
+    const plan = makePlan(lab('target: { trials: parallel }'));
+    assert.equal(plan.mode, 'parallel');
+    const block = plan.trials.filter((t) => t.rep === 1);
+    assert.deepEqual(
+      block.map((t) => t.host),
+      ['a', 'a', 'a', 'b', 'b', 'b'],
+    );
+  });
+});
