@@ -125,6 +125,9 @@ export async function startVm(spec: VmSpec): Promise<number> {
 export function sendMonitorCommand(socketPath: string, command: string): Promise<void> {
   return new Promise((resolve) => {
     const socket = createConnection(socketPath);
+    // Drain the monitor's banner and replies: a paused socket never sees the
+    // peer's FIN, and with nothing else pending Node would exit mid-await.
+    socket.resume();
     socket.on('connect', () => {
       socket.write(`${command}\n`);
       setTimeout(() => socket.end(), 200);
