@@ -70,7 +70,8 @@ try {
   const overhead = (summary.wallSeconds - summary.guestSeconds) / summary.wallSeconds;
   const peakMB = Math.max(all.peakRssKiB, upTwo.peakRssKiB) / 1024;
 
-  const row = (name: string, value: string, goal: string) => console.log(`${name.padEnd(44)} ${value.padStart(10)}   ${goal}`);
+  const row = (name: string, value: string, goal: string) =>
+    console.log(`${name.padEnd(44)} ${value.padStart(10)}   ${goal}`);
   console.log(`layerlab bench: ${labFile} (${summary.trials} trials, accel ${process.env.LAYERLAB_ACCEL ?? 'auto'})`);
   row('wall time of `all` (s)', all.seconds.toFixed(1), '');
   row('  of which run (s)', summary.wallSeconds.toFixed(1), '');
