@@ -26,3 +26,4 @@ export function cacheRoot(): string {
 /** Where guest/ and the scenarios live on a host. */
 export const REMOTE_ROOT = '/opt/layerlab';
 export const REMOTE_TRIALS = '/var/tmp/layerlab/trials';
+export const REMOTE_ENV = '/var/tmp/layerlab/env';

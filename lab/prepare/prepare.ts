@@ -7,8 +7,6 @@ import { envCommand, shellQuote } from '../util/shell.js';
 
 /** Pushes guest/ and every scenario folder to /opt/layerlab as one tar stream. */
 export async function pushGuestFiles(conn: SshConnection): Promise<void> {
-  const q = shellQuote(REMOTE_ROOT);
-  await conn.run(`rm -rf -- ${q}/guest ${q}/lab && mkdir -p -- ${q}`);
   await conn.pushDir(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
 }
 

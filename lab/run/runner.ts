@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { LabDefinition } from '../definition/schema.js';
 import { errorMessage } from '../errors.js';
-import { REMOTE_ROOT } from '../paths.js';
+import { REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
 import type { Plan, Trial } from '../plan/plan.js';
 import { pushGuestFiles } from '../prepare/prepare.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -10,7 +10,7 @@ import { SshConnection } from '../ssh/transport.js';
 import type { Inventory, InventoryHost } from '../targets/types.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { HostLog } from '../util/log.js';
-import { envCommand } from '../util/shell.js';
+import { envCommand, shellQuote } from '../util/shell.js';
 import { Journal } from './journal.js';
 import { Progress, say } from './progress.js';
 import { runFiles } from './run-dir.js';
@@ -77,10 +77,13 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
         const conn = await connectHost(host, hostLog(host.name), Date.now() + 120_000);
         connections.set(host.name, conn);
         await pushGuestFiles(conn);
-        await conn.run(
-          envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/env.sh`, '/var/tmp/layerlab/env']),
-        );
-        await conn.pullDir('/var/tmp/layerlab/env', files.envDir(host.name));
+        // env.sh writes files only; its folder comes back as tar in the same round trip.
+        const capture = envCommand({ LL_DATA_DISK: host.dataDisk }, [
+          'bash',
+          `${REMOTE_ROOT}/guest/env.sh`,
+          REMOTE_ENV,
+        ]);
+        await conn.pullCommand(`${capture} >&2 && tar -cf - -C ${shellQuote(REMOTE_ENV)} .`, files.envDir(host.name));
       }),
     );
     summary.setupSeconds = (Date.now() - started) / 1000;

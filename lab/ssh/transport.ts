@@ -194,11 +194,15 @@ export class SshConnection {
     return result;
   }
 
-  /** Pushes a local directory as one tar stream; `entries` limits what is sent. */
-  async pushDir(localDir: string, remoteDir: string, entries: string[] = ['.']): Promise<void> {
+  /**
+   * Pushes `entries` of a local directory as one tar stream into `remoteDir`,
+   * first removing those entries there, so the host holds exactly what was sent.
+   */
+  async pushDir(localDir: string, remoteDir: string, entries: string[]): Promise<void> {
     const q = shellQuote(remoteDir);
-    const stream = tar.c({ cwd: localDir, portable: true, noMtime: false }, entries) as unknown as Readable;
-    await this.run(`mkdir -p -- ${q} && tar -xf - -C ${q} --no-same-owner`, { stdin: stream });
+    const old = entries.map((e) => `${q}/${shellQuote(e)}`).join(' ');
+    const stream = tar.c({ cwd: localDir, portable: true }, entries) as unknown as Readable;
+    await this.run(`rm -rf -- ${old} && mkdir -p -- ${q} && tar -xf - -C ${q} --no-same-owner`, { stdin: stream });
   }
 
   /** Streams a local file into a remote command's stdin (e.g. `docker import -`). */
