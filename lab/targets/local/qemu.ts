@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { constants, accessSync, readFileSync } from 'node:fs';
+import { constants, accessSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { cacheRoot } from '../../paths.js';
 import { isAlive, isOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
 import type { GuestImage } from './image.js';
@@ -14,13 +15,43 @@ export const DATA_DISK_DEVICE = '/dev/disk/by-id/virtio-lldata';
 
 let kvmProbe: Promise<boolean> | undefined;
 
+/** The probe's answer holds until the machine reboots (boot_id) or the kernel image changes. */
+function probeCachePath(image: GuestImage): string {
+  return join(cacheRoot(), `kvm-probe-${image.key}.json`);
+}
+
+function bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 /**
  * /dev/kvm can exist, open and report "kvm support: enabled" while a guest
  * still never runs (seen on nested machines). So the probe boots the real
- * kernel under KVM and waits for its first console line.
+ * kernel under KVM and waits for its first console line; the answer is cached
+ * for this boot of the machine.
  */
 export function kvmWorks(image: GuestImage, timeoutMs = 8_000): Promise<boolean> {
-  kvmProbe ??= new Promise<boolean>((resolve) => {
+  kvmProbe ??= (async () => {
+    const cache = probeCachePath(image);
+    try {
+      const cached = JSON.parse(readFileSync(cache, 'utf8')) as { bootId: string; works: boolean };
+      if (cached.bootId === bootId()) return cached.works;
+    } catch {
+      // no answer cached yet
+    }
+    const works = await bootProbe(image, timeoutMs);
+    writeFileSync(cache, JSON.stringify({ bootId: bootId(), works }));
+    return works;
+  })();
+  return kvmProbe;
+}
+
+function bootProbe(image: GuestImage, timeoutMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     try {
       accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
     } catch {
@@ -49,7 +80,6 @@ export function kvmWorks(image: GuestImage, timeoutMs = 8_000): Promise<boolean>
     child.on('error', () => finish(false));
     child.on('exit', () => finish(out.includes('Linux version')));
   });
-  return kvmProbe;
 }
 
 export interface VmSpec {
