@@ -1,3 +1,5 @@
+import { MIN_RUNS } from '../analyze/compare.js';
+import { compareAll } from '../analyze/comparisons.js';
 import { describe } from '../analyze/stats.js';
 import { Journal } from '../run/journal.js';
 import type { Sample } from '../run/trial.js';
@@ -59,6 +61,37 @@ function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
   return out;
 }
 
+function comparisonSection(run: LoadedRun, scenarioName: ScenarioName, samples: readonly Sample[]): string[] {
+  const scenario = SCENARIOS[scenarioName];
+  const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
+  const rows = compareAll(
+    samples,
+    scenario.metrics.filter((m) => m.compare),
+    { hosts: (lab.hosts ?? []).map((h) => h.name), mounts: lab.mounts ?? [] },
+  );
+  if (!rows.length) return [];
+  const count = (v: string) => rows.filter((r) => r.result.verdict === v).length;
+  const differences = count('a-better') + count('b-better');
+  const out = [
+    '### Comparisons',
+    '',
+    `Ratio of medians A/B with a 95% bootstrap interval (2,000 resamples). A difference is claimed only when the interval excludes 1; nothing is claimed below n = ${MIN_RUNS} per side. Mount kinds are compared on the same host, hosts (profiles) on the same mount kind.`,
+    '',
+    `${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs${count('undefined') ? `, ${count('undefined')} undefined` : ''}.`,
+    '',
+    '| within | series | metric | A vs B | n | verdict | detectable at this n |',
+    '|---|---|---|---|---|---|---:|',
+  ];
+  for (const r of rows) {
+    const mde = r.result.minDetectable === undefined ? '–' : `±${(r.result.minDetectable * 100).toFixed(0)}%`;
+    out.push(
+      `| ${r.axis === 'mount' ? `host ${r.within}` : `mount ${r.within}`} | ${r.series} | ${r.metric.name} (${r.metric.better} is better) | ${r.a} vs ${r.b} | ${r.result.nA}/${r.result.nB} | ${r.result.text} | ${mde} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
 function envSection(run: LoadedRun): string[] {
   const out = [
     '## Hosts',
@@ -104,6 +137,7 @@ export function renderMarkdown(run: LoadedRun): string {
     const scenario = SCENARIOS[scenarioName as ScenarioName];
     out.push(`## ${scenario?.summary ?? scenarioName}`, '');
     if (scenarioName === 'fio') out.push(...fioSection(run, samples));
+    out.push(...comparisonSection(run, scenarioName as ScenarioName, samples));
   }
   if (!run.samples.length) out.push('No samples were collected.', '');
   if (failed.length) {

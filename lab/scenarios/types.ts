@@ -22,6 +22,8 @@ export interface MetricSpec {
   unit: string;
   better: 'higher' | 'lower';
   description: string;
+  /** Compared between configurations in the report (the headline metrics). */
+  compare?: boolean;
 }
 
 /**

@@ -42,11 +42,17 @@ export const fio: Scenario<FioParams> = {
   toolImages: ['fio'],
   rawFile: 'fio.json',
   metrics: [
-    { name: 'bw', unit: 'KiB/s', better: 'higher', description: 'bandwidth (fio bw, KiB/s)' },
+    { name: 'bw', unit: 'KiB/s', better: 'higher', description: 'bandwidth (fio bw, KiB/s)', compare: true },
     { name: 'iops', unit: 'IO/s', better: 'higher', description: 'I/O operations per second' },
     { name: 'clat_mean', unit: 'us', better: 'lower', description: 'completion latency, mean' },
     { name: 'clat_p50', unit: 'us', better: 'lower', description: 'completion latency, 50th percentile' },
-    { name: 'clat_p99', unit: 'us', better: 'lower', description: 'completion latency, 99th percentile' },
+    {
+      name: 'clat_p99',
+      unit: 'us',
+      better: 'lower',
+      description: 'completion latency, 99th percentile',
+      compare: true,
+    },
   ],
   guestEnv: (p) => ({
     LL_P_SIZE: String(parseSize(p.size)),
