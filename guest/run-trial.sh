@@ -31,7 +31,6 @@ ll_json_obj \
   loadavg_before "$load_before" loadavg_after "$load_after" \
   steal_ticks_before "$steal_before" steal_ticks_after "$steal_after" \
   clk_tck "$(getconf CLK_TCK)" kernel "$(uname -r)" \
-  docker_version "$(docker version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)" \
   images "$(env | sed -n 's/^LL_IMAGE_[A-Z0-9_]*=//p' | paste -sd' ' -)" \
   > "$LL_OUT/meta.json"
 

@@ -1,10 +1,13 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { resultsRoot } from '../paths.js';
+import type { Plan } from '../plan/plan.js';
+import { samplesCsv } from '../report/csv.js';
 import { loadRun } from '../report/load-run.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { runFiles } from '../run/run-dir.js';
+import { type Sample, analyzeTrialDir } from '../run/trial.js';
 import { writeFileAtomic } from '../util/files.js';
 
 /** A run id, a run folder path, or (none given) the newest run. */
@@ -26,10 +29,27 @@ export function resolveRunDir(ref: string | undefined): string {
   return join(root, last);
 }
 
-/** (Re)writes report.md of a run from its collected files; returns its path. */
+/**
+ * Rebuilds a run's derived files from its raw trial folders: the parsers run
+ * again (an improved parser re-reads old runs), then samples.ndjson,
+ * samples.csv and report.md are rewritten atomically. Raw files are never touched.
+ */
 export async function report(runDir: string): Promise<string> {
-  const run = loadRun(runDir);
-  const path = runFiles(runDir).report;
-  await writeFileAtomic(path, renderMarkdown(run));
-  return path;
+  const files = runFiles(runDir);
+  const runId = basename(runDir);
+  const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as Plan;
+  const samples: Sample[] = [];
+  const reparseFailures = new Map<string, { host: string; reason: string }>();
+  for (const trial of plan.trials) {
+    const dir = files.trialDir(trial.id);
+    if (!existsSync(dir)) continue;
+    const outcome = analyzeTrialDir(dir, trial, runId);
+    samples.push(...outcome.samples);
+    if (!outcome.ok) reparseFailures.set(trial.id, { host: trial.host, reason: outcome.failures.join('; ') });
+  }
+  await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  await writeFileAtomic(files.csv, samplesCsv(samples));
+  const run = loadRun(runDir, reparseFailures);
+  await writeFileAtomic(files.report, renderMarkdown(run));
+  return files.report;
 }

@@ -23,7 +23,14 @@ function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-export function loadRun(dir: string): LoadedRun {
+/**
+ * Reads a run folder. `reparseFailures` (trial -> reason) marks trials whose
+ * raw output the current parser refuses, even if the journal said done.
+ */
+export function loadRun(
+  dir: string,
+  reparseFailures: ReadonlyMap<string, { host: string; reason: string }> = new Map(),
+): LoadedRun {
   const files = runFiles(dir);
   if (!existsSync(files.manifest)) throw new LabError(`${dir} is not a run folder (no manifest.json)`);
   const samples = existsSync(files.samples)
@@ -44,7 +51,16 @@ export function loadRun(dir: string): LoadedRun {
     dir,
     manifest: readJson(files.manifest),
     samples,
-    journal: Journal.read(files.journal),
+    journal: [
+      ...Journal.read(files.journal),
+      ...[...reparseFailures].map(([trial, { host, reason }]) => ({
+        at: new Date().toISOString(),
+        trial,
+        host,
+        state: 'failed' as const,
+        reason: `re-parse: ${reason}`,
+      })),
+    ],
     summary: existsSync(files.summary) ? readJson<RunSummary>(files.summary) : undefined,
     env,
   };

@@ -26,6 +26,7 @@ export const runFiles = (dir: string) => ({
   plan: join(dir, 'plan.json'),
   journal: join(dir, 'journal.ndjson'),
   samples: join(dir, 'samples.ndjson'),
+  csv: join(dir, 'samples.csv'),
   summary: join(dir, 'summary.json'),
   report: join(dir, 'report.md'),
   hostDir: (host: string) => join(dir, 'hosts', host),

@@ -167,8 +167,16 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     assert.equal(info.Driver, 'devicemapper');
   });
 
-  it('report.md has a table per host with every job and mount, and the hosts', () => {
+  it('report re-parses the raw trials; report.md has a table per host with every job and mount, and the hosts', async () => {
+    const r = await layerlab('report', runDir);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), join(runDir, 'report.md'));
+    const csv = readFileSync(join(runDir, 'samples.csv'), 'utf8').trim().split('\n');
+    assert.equal(csv.length, 1 + 6 * 4 * 5);
+    assert.match(csv[0] ?? '', /^run,host,profile,scenario,mount,rep,trial,metric,value,unit,timestamp,direction,job$/);
     const report = readFileSync(join(runDir, 'report.md'), 'utf8');
+    assert.match(report, /### Comparisons/);
+    assert.match(report, /not enough runs \(n = 1 vs 1; need 3\)/, 'one repetition claims nothing');
     assert.match(report, /### xfs \(overlay2-xfs\)/);
     assert.match(report, /### dm \(devicemapper-lvm\)/);
     for (const job of ['seqwrite', 'seqread', 'randwrite', 'randread']) {

@@ -23,7 +23,13 @@ function writeRun(): void {
   };
   writeFileSync(
     join(dir, 'manifest.json'),
-    JSON.stringify({ runId: 'r-demo', lab, inventory: { target: 'local' }, plan: { seed: 1, mode: 'serial' }, gitRevision: 'abc' }),
+    JSON.stringify({
+      runId: 'r-demo',
+      lab,
+      inventory: { target: 'local' },
+      plan: { seed: 1, mode: 'serial' },
+      gitRevision: 'abc',
+    }),
   );
   const lines: string[] = [];
   const journal: string[] = [];
@@ -60,7 +66,14 @@ function writeRun(): void {
       }
     }
   }
-  journal.push(JSON.stringify({ trial: 'r1-dm-fio-bind', host: 'dm', state: 'failed', reason: 'fio job seqwrite failed with error 28 (ENOSPC)' }));
+  journal.push(
+    JSON.stringify({
+      trial: 'r1-dm-fio-bind',
+      host: 'dm',
+      state: 'failed',
+      reason: 'fio job seqwrite failed with error 28 (ENOSPC)',
+    }),
+  );
   writeFileSync(join(dir, 'samples.ndjson'), `${lines.join('\n')}\n`);
   writeFileSync(join(dir, 'journal.ndjson'), `${journal.join('\n')}\n`);
   mkdirSync(join(dir, 'hosts', 'xfs', 'env'), { recursive: true });
@@ -88,17 +101,59 @@ describe('report.md', () => {
 
   it('has a table per host with median (min–max) and n per job and mount', () => {
     assert.match(md, /### xfs \(overlay2-xfs\)/);
-    assert.match(md, /\| randread \| layer \| 102000 \(101000–103000\) \| 25500 \(25250–25750\) \| 9804 \(9709–9901\) \| 3 \|/);
+    assert.match(
+      md,
+      /\| randread \| layer \| 102000 \(101000–103000\) \| 25500 \(25250–25750\) \| 9804 \(9709–9901\) \| 3 \|/,
+    );
   });
 
   it('compares profiles and mounts with intervals and honest verdicts', () => {
-    assert.match(md, /\| mount layer \| read\/randread \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| A is 4\d% higher — better/);
-    assert.match(md, /\| host xfs \| read\/randread \| bw \(higher is better\) \| layer vs volume \| 3\/3 \| no consistent difference/);
-    assert.match(md, /\| mount layer \| read\/randread \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| A is 3\d% lower — better/);
+    assert.match(
+      md,
+      /\| mount layer \| read\/randread \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| A is 4\d% higher — better/,
+    );
+    assert.match(
+      md,
+      /\| host xfs \| read\/randread \| bw \(higher is better\) \| layer vs volume \| 3\/3 \| no consistent difference/,
+    );
+    assert.match(
+      md,
+      /\| mount layer \| read\/randread \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| A is 3\d% lower — better/,
+    );
   });
 
   it('lists failed trials and the hosts', () => {
     assert.match(md, /\| r1-dm-fio-bind \| dm \| fio job seqwrite failed with error 28 \(ENOSPC\) \|/);
-    assert.match(md, /\| xfs \| 6\.1\.0-x-cloud-amd64 \| 20\.10\.24\+dfsg1 \| overlay2 on xfs \| xfs \/dev\/vdb \| \/dev\/vdb 4\.0 GiB \| 2 \| 1\.0 GiB \| 0\.10 0\.20 0\.30 \|/);
+    assert.match(
+      md,
+      /\| xfs \| 6\.1\.0-x-cloud-amd64 \| 20\.10\.24\+dfsg1 \| overlay2 on xfs \| xfs \/dev\/vdb \| \/dev\/vdb 4\.0 GiB \| 2 \| 1\.0 GiB \| 0\.10 0\.20 0\.30 \|/,
+    );
+  });
+});
+
+describe('samples.csv', () => {
+  it('one sample a row, core labels first, scenario labels after, quoted when needed', async () => {
+    const { samplesCsv } = await import('../../lab/report/csv.ts');
+    const csv = samplesCsv([
+      {
+        run: 'r',
+        host: 'h',
+        profile: 'p',
+        scenario: 'fio',
+        mount: 'layer',
+        rep: 1,
+        trial: 't',
+        metric: 'bw',
+        value: 1.5,
+        unit: 'KiB/s',
+        timestamp: 'x',
+        job: 'a,b',
+        direction: 'read',
+      },
+    ]);
+    assert.equal(
+      csv,
+      'run,host,profile,scenario,mount,rep,trial,metric,value,unit,timestamp,direction,job\nr,h,p,fio,layer,1,t,bw,1.5,KiB/s,x,read,"a,b"\n',
+    );
   });
 });
