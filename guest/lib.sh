@@ -2,6 +2,7 @@
 # Shared by every script that runs on a lab host. Sourced, never executed.
 # Parameters arrive in LL_* environment variables; nothing here evaluates them.
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 LL_ROOT=/opt/layerlab
 LL_STATE=/var/lib/layerlab
 # Bind-mount sources sit beside docker's data, on the same filesystem as volumes,
@@ -47,8 +48,22 @@ ll_steal_ticks() {
   awk '/^cpu /{print $9; exit}' /proc/stat
 }
 
-ll_profile_applied() {
-  [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$1" ] && systemctl is-active --quiet docker.service
+# Starts applying storage profile $1 on the data disk $LL_DATA_DISK: exits the
+# script (success) when the profile is already in place; otherwise stops docker,
+# frees /var/lib/docker and wipes the disk, leaving its device path in LL_DISK.
+ll_profile_begin() {
+  local profile="$1"
+  ll_require LL_DATA_DISK
+  if [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$profile" ] && systemctl is-active --quiet docker.service; then
+    exit 0
+  fi
+  LL_DISK="$(readlink -f -- "$LL_DATA_DISK")"
+  [ -b "$LL_DISK" ] || ll_die "data disk $LL_DATA_DISK is not a block device"
+  systemctl stop docker.service docker.socket 2>/dev/null || true
+  if mountpoint -q /var/lib/docker; then umount /var/lib/docker; fi
+  wipefs -a -q "$LL_DISK"
+  rm -rf /var/lib/docker
+  mkdir -p "$LL_STATE"
 }
 
 # Writes daemon.json and starts dockerd. $1 driver, $2 JSON array of storage opts.
@@ -67,8 +82,8 @@ ll_docker_start() {
 JSON
   systemctl enable --quiet docker.service
   systemctl restart docker.service
-  local i
-  for i in $(seq 1 120); do
+  local _
+  for _ in $(seq 1 120); do
     docker info >/dev/null 2>&1 && return 0
     sleep 1
   done

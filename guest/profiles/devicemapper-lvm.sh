@@ -4,15 +4,7 @@
 # (Debian 12's docker.io 20.10). Volumes and bind sources stay on the root disk.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
-ll_require LL_DATA_DISK
-ll_profile_applied devicemapper-lvm && exit 0
-
-disk="$(readlink -f -- "$LL_DATA_DISK")"
-[ -b "$disk" ] || ll_die "data disk $LL_DATA_DISK is not a block device"
-systemctl stop docker.service docker.socket 2>/dev/null || true
-wipefs -a -q "$disk"
-rm -rf /var/lib/docker
-mkdir -p "$LL_STATE"
-echo "direct-lvm thin pool on $disk (dm.directlvm_device)" > "$LL_STATE/mkfs.txt"
-ll_docker_start devicemapper "[\"dm.directlvm_device=$disk\", \"dm.directlvm_device_force=true\", \"dm.thinp_percent=95\", \"dm.thinp_metapercent=1\", \"dm.thinp_autoextend_threshold=80\", \"dm.thinp_autoextend_percent=20\"]"
+ll_profile_begin devicemapper-lvm
+echo "direct-lvm thin pool on $LL_DISK (dm.directlvm_device)" > "$LL_STATE/mkfs.txt"
+ll_docker_start devicemapper "[\"dm.directlvm_device=$LL_DISK\", \"dm.directlvm_device_force=true\", \"dm.thinp_percent=95\", \"dm.thinp_metapercent=1\", \"dm.thinp_autoextend_threshold=80\", \"dm.thinp_autoextend_percent=20\"]"
 echo devicemapper-lvm > "$LL_STATE/profile"

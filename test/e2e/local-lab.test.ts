@@ -4,8 +4,8 @@
  * written, everything torn down. Slow under TCG (several minutes); no mocks.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -85,6 +85,8 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       assert.ok(h.pid && isOurProcess(h.pid, h.dir), `${h.name} qemu runs`);
       assert.match(h.hostKey ?? '', /^ssh-ed25519 AAAA/);
       const cmdline = readFileSync(`/proc/${h.pid}/cmdline`, 'utf8').split('\0');
+      assert.equal(statSync(join(h.dir, 'id_ed25519')).mode & 0o777, 0o600, 'private key is 0600');
+      assert.equal(statSync(join(h.dir, 'seed.tar')).mode & 0o777, 0o600, 'seed (host key) is 0600');
       const nic = cmdline.find((a) => a.startsWith('user,'));
       assert.match(nic ?? '', /restrict=on,hostfwd=tcp:127\.0\.0\.1:\d+-:22/);
     }
@@ -188,7 +190,11 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       }
     }
     assert.match(report, /\| xfs \| 6\.1\.\d+.* \| overlay2 on xfs \| xfs /);
-    assert.doesNotMatch(report, /OPENSSH PRIVATE KEY/);
+    // No key material anywhere in the results: logs, env, raw output, reports.
+    const grep = spawnSync('grep', ['-rl', '-e', 'PRIVATE KEY', '-e', 'b3BlbnNzaC1rZXktdjE', runDir], {
+      encoding: 'utf8',
+    });
+    assert.equal(grep.status, 1, `no private key material in the run folder: ${grep.stdout}`);
   });
 
   it('down leaves no qemu process, overlay, data disk or state behind', async () => {

@@ -34,7 +34,10 @@ mmdebstrap \
 
 kernel="$(find "$root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | tail -n1)"
 initrd="$(find "$root/boot" -maxdepth 1 -name 'initrd.img-*' | sort | tail -n1)"
-[ -n "$kernel" ] && [ -n "$initrd" ] || { echo "build.sh: no kernel/initrd in $root/boot" >&2; exit 1; }
+if [ -z "$kernel" ] || [ -z "$initrd" ]; then
+  echo "build.sh: no kernel/initrd in $root/boot" >&2
+  exit 1
+fi
 cp -- "$kernel" "$tmp/vmlinuz"
 cp -- "$initrd" "$tmp/initrd.img"
 
