@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { resultsRoot } from '../paths.js';
 import type { Plan } from '../plan/plan.js';
 import { samplesCsv } from '../report/csv.js';
+import { renderHtml } from '../report/html.js';
 import { loadRun } from '../report/load-run.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { runFiles } from '../run/run-dir.js';
@@ -50,6 +51,8 @@ export async function report(runDir: string): Promise<string> {
   await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
   await writeFileAtomic(files.csv, samplesCsv(samples));
   const run = loadRun(runDir, reparseFailures);
-  await writeFileAtomic(files.report, renderMarkdown(run));
+  const markdown = renderMarkdown(run);
+  await writeFileAtomic(files.report, markdown);
+  await writeFileAtomic(files.html, await renderHtml(run, markdown));
   return files.report;
 }

@@ -29,6 +29,7 @@ export const runFiles = (dir: string) => ({
   csv: join(dir, 'samples.csv'),
   summary: join(dir, 'summary.json'),
   report: join(dir, 'report.md'),
+  html: join(dir, 'report.html'),
   hostDir: (host: string) => join(dir, 'hosts', host),
   envDir: (host: string) => join(dir, 'hosts', host, 'env'),
   trialDir: (trial: string) => join(dir, 'trials', trial),

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { renderHtml } from '../../lab/report/html.ts';
 import { loadRun } from '../../lab/report/load-run.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
 
@@ -156,4 +157,62 @@ describe('samples.csv', () => {
       'run,host,profile,scenario,mount,rep,trial,metric,value,unit,timestamp,direction,job\nr,h,p,fio,layer,1,t,bw,1.5,KiB/s,x,read,"a,b"\n',
     );
   });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('report.html', () => {
+  it('is self-contained: inline SVG plots (dots and forest), the same tables, no scripts', async () => {
+    const run = loadRun(dir);
+    const html = await renderHtml(run, renderMarkdown(run));
+    assert.equal((html.match(/<svg /g) ?? []).length, 3, 'bw dots, p99 dots, forest plot');
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/, 'no scripts, nothing fetched');
+    assert.match(html, /<td>randread<\/td><td>layer<\/td><td>102000 \(101000–103000\)<\/td>/);
+    writeFileSync(join(dir, 'report.html'), html);
+  });
+
+  it(
+    'renders in headless Chromium with visible plots and no console errors',
+    { skip: !existsSync(CHROMIUM) && `${CHROMIUM} is not installed (apt-get install chromium)` },
+    async () => {
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const problems: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+        });
+        page.on('pageerror', (e) => problems.push(e.message));
+        await page.goto(`file://${join(dir, 'report.html')}`);
+        const boxes = await page.$$eval('figure svg', (svgs) =>
+          svgs.map((s) => s.getBoundingClientRect().width * s.getBoundingClientRect().height),
+        );
+        assert.equal(boxes.length, 3);
+        assert.ok(
+          boxes.every((area) => area > 20_000),
+          `plots have area: ${boxes}`,
+        );
+        const marks = await page.$$eval('figure svg path, figure svg line', (els) => els.length);
+        assert.ok(marks > 20, `plots have marks: ${marks}`);
+        await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
+        if (process.env.LAYERLAB_KEEP_SCREENSHOT)
+          await page.screenshot({ path: process.env.LAYERLAB_KEEP_SCREENSHOT, fullPage: true });
+        assert.deepEqual(problems, []);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -1,0 +1,108 @@
+import { compareAll } from '../analyze/comparisons.js';
+import type { Sample } from '../run/trial.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import type { LoadedRun } from './load-run.js';
+import { dotsSpec, forestSpec, renderSvg } from './plots.js';
+
+const escapeHtml = (s: string) =>
+  s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
+function inline(text: string): string {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+}
+
+function tableRow(line: string, cell: 'td' | 'th'): string {
+  const cells = line
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replaceAll('\\|', '|'));
+  return `<tr>${cells.map((c) => `<${cell}>${inline(c)}</${cell}>`).join('')}</tr>`;
+}
+
+/**
+ * The subset of Markdown report.md uses (headings, tables, paragraphs, code
+ * spans, bold), so report.html shows exactly the same tables as report.md.
+ */
+export function markdownToHtml(md: string): string {
+  const out: string[] = [];
+  const lines = md.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const heading = /^(#{1,3}) (.*)$/.exec(line);
+    if (heading) {
+      const level = (heading[1] as string).length;
+      out.push(`<h${level}>${inline(heading[2] as string)}</h${level}>`);
+    } else if (line.startsWith('|')) {
+      const rows = [tableRow(line, 'th')];
+      i++; // separator row
+      while (lines[i + 1]?.startsWith('|')) rows.push(tableRow(lines[++i] as string, 'td'));
+      out.push(`<div class="table"><table>${rows.join('')}</table></div>`);
+    } else if (line.trim()) {
+      const para = [line];
+      while (lines[i + 1]?.trim() && !/^(#|\|)/.test(lines[i + 1] as string)) para.push(lines[++i] as string);
+      out.push(`<p>${inline(para.join(' '))}</p>`);
+    }
+  }
+  return out.join('\n');
+}
+
+async function scenarioPlots(run: LoadedRun, name: ScenarioName, samples: readonly Sample[]): Promise<string> {
+  const scenario = SCENARIOS[name];
+  const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
+  const metrics = scenario.metrics.filter((m) => m.compare);
+  const parts = [`<h2>Plots — ${escapeHtml(scenario.summary)}</h2>`];
+  for (const metric of metrics) {
+    parts.push(
+      `<figure><figcaption>${escapeHtml(metric.description)} — every repetition a dot, the tick is the median (${metric.better} is better)</figcaption>${await renderSvg(dotsSpec(samples, metric))}</figure>`,
+    );
+  }
+  const rows = compareAll(samples, metrics, {
+    hosts: (lab.hosts ?? []).map((h) => h.name),
+    mounts: lab.mounts ?? [],
+  }).filter((r) => r.result.ratio !== undefined && r.result.verdict !== 'not-enough-runs');
+  if (rows.length) {
+    parts.push(
+      `<figure><figcaption>Ratios of medians with 95% bootstrap intervals; red: the interval excludes 1</figcaption>${await renderSvg(forestSpec(rows))}</figure>`,
+    );
+  } else {
+    parts.push('<p>No forest plot: no comparison has enough runs (3 per side).</p>');
+  }
+  return parts.join('\n');
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#222}
+h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}h3{margin-top:1.6rem}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f6f6}.table{overflow-x:auto}code{background:#f3f3f3;padding:0 .2rem;border-radius:3px}
+figure{margin:1rem 0}figcaption{color:#555;margin-bottom:.3rem}svg{max-width:100%;height:auto}
+`;
+
+/** report.html: self-contained (inline SVG plots, inline CSS, no scripts). */
+export async function renderHtml(run: LoadedRun, markdown: string): Promise<string> {
+  const byScenario = new Map<string, Sample[]>();
+  for (const s of run.samples) {
+    const list = byScenario.get(s.scenario);
+    if (list) list.push(s);
+    else byScenario.set(s.scenario, [s]);
+  }
+  const plots: string[] = [];
+  for (const [name, samples] of byScenario) plots.push(await scenarioPlots(run, name as ScenarioName, samples));
+  // The report's heading and summary first, then the plots, then the tables.
+  const split = markdown.indexOf('\n## ');
+  const intro = split < 0 ? markdown : markdown.slice(0, split);
+  const tables = split < 0 ? '' : markdown.slice(split + 1);
+  const title = `layerlab report: ${escapeHtml(String(run.manifest.lab.name))}`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
+<body>
+<section id="summary">${markdownToHtml(intro)}</section>
+<section id="plots">${plots.join('\n')}</section>
+<section id="tables">${markdownToHtml(tables)}</section>
+</body></html>
+`;
+}

@@ -1,0 +1,126 @@
+import * as vega from 'vega';
+import { type TopLevelSpec, compile } from 'vega-lite';
+import type { ComparisonRow } from '../analyze/comparisons.js';
+import { seriesOf } from '../analyze/comparisons.js';
+import type { Sample } from '../run/trial.js';
+import type { MetricSpec } from '../scenarios/types.js';
+
+/** Renders a Vega-Lite spec to SVG in Node (no browser, no canvas). */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+const font = { config: { font: 'system-ui, sans-serif', view: { stroke: '#ddd' } } };
+
+/**
+ * Every repetition as a dot per configuration (host × mount), with the
+ * median as a tick: the spread is visible, not hidden behind one number.
+ */
+export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLevelSpec {
+  const values = samples
+    .filter((s) => s.metric === metric.name)
+    .map((s) => ({
+      series: seriesOf(s),
+      host: `${s.host} (${s.profile})`,
+      mount: s.mount,
+      value: s.value,
+      rep: s.rep,
+    }));
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    ...font,
+    data: { values },
+    facet: { column: { field: 'series', type: 'nominal', title: null } },
+    spec: {
+      width: 170,
+      height: 180,
+      layer: [
+        {
+          mark: { type: 'point', filled: true, opacity: 0.7, size: 40 },
+          encoding: {
+            x: { field: 'mount', type: 'nominal', title: null },
+            xOffset: { field: 'host', type: 'nominal' },
+            y: {
+              field: 'value',
+              type: 'quantitative',
+              title: `${metric.name} (${metric.unit})`,
+              scale: { zero: false },
+            },
+            color: { field: 'host', type: 'nominal', title: 'host' },
+            tooltip: [{ field: 'host' }, { field: 'mount' }, { field: 'rep' }, { field: 'value', format: '.4~s' }],
+          },
+        },
+        {
+          mark: { type: 'tick', thickness: 2, size: 14 },
+          encoding: {
+            x: { field: 'mount', type: 'nominal' },
+            xOffset: { field: 'host', type: 'nominal' },
+            y: { aggregate: 'median', field: 'value', type: 'quantitative' },
+            color: { field: 'host', type: 'nominal' },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Ratios A/B with their 95% intervals; the rule at 1 is "no difference". */
+export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
+  const values = rows
+    .filter((r) => r.result.ratio !== undefined && Number.isFinite(r.result.lo) && Number.isFinite(r.result.hi))
+    .map((r) => ({
+      label: `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'mount' ? ` on ${r.within}` : ` (${r.within})`}`,
+      ratio: r.result.ratio,
+      lo: r.result.lo,
+      hi: r.result.hi,
+      verdict: r.result.verdict === 'no-difference' ? 'no consistent difference' : 'difference',
+    }));
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    ...font,
+    data: { values },
+    width: 360,
+    height: { step: 16 },
+    layer: [
+      { mark: { type: 'rule', strokeDash: [4, 3], color: '#888' }, encoding: { x: { datum: 1 } } },
+      {
+        mark: { type: 'rule', strokeWidth: 2 },
+        encoding: {
+          y: { field: 'label', type: 'nominal', title: null, sort: null, axis: { labelLimit: 420 } },
+          x: {
+            field: 'lo',
+            type: 'quantitative',
+            scale: { type: 'log' },
+            title: 'ratio of medians A/B (95% CI, log scale)',
+          },
+          x2: { field: 'hi' },
+          color: {
+            field: 'verdict',
+            type: 'nominal',
+            title: null,
+            scale: { domain: ['difference', 'no consistent difference'], range: ['#d62728', '#7f7f7f'] },
+          },
+        },
+      },
+      {
+        mark: { type: 'point', filled: true, size: 36 },
+        encoding: {
+          y: { field: 'label', type: 'nominal', sort: null },
+          x: { field: 'ratio', type: 'quantitative' },
+          color: { field: 'verdict', type: 'nominal' },
+          tooltip: [
+            { field: 'label' },
+            { field: 'ratio', format: '.3f' },
+            { field: 'lo', format: '.3f' },
+            { field: 'hi', format: '.3f' },
+          ],
+        },
+      },
+    ],
+  };
+}
