@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { compareRuns, formatDeltas } from './commands/compare.js';
 import { requireLab } from './commands/context.js';
 import { installMissing, printChecks, runChecks } from './commands/doctor.js';
 import { parseCommand } from './commands/parse.js';
@@ -98,6 +100,19 @@ export function buildProgram(): Command {
     .argument('[run]', 'run id or run folder')
     .action(async (ref?: string) => {
       process.stdout.write(`${await report(resolveRunDir(ref))}\n`);
+    });
+
+  program
+    .command('compare')
+    .description('flag regressions between two runs (exit 1 when there are any)')
+    .argument('<old>', 'older run id or folder')
+    .argument('<new>', 'newer run id or folder')
+    .action((oldRef: string, newRef: string) => {
+      const oldDir = resolveRunDir(oldRef);
+      const newDir = resolveRunDir(newRef);
+      const deltas = compareRuns(oldDir, newDir);
+      process.stdout.write(formatDeltas(basename(oldDir), basename(newDir), deltas));
+      if (deltas.some((d) => d.kind === 'regression')) process.exitCode = 1;
     });
 
   program

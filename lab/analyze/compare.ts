@@ -36,8 +36,9 @@ export function compare(
   a: readonly number[],
   b: readonly number[],
   better: 'higher' | 'lower',
-  options: { resamples?: number; seed?: number } = {},
+  options: { resamples?: number; seed?: number; nameA?: string } = {},
 ): Comparison {
+  const nameA = options.nameA ?? 'A';
   const base = { nA: a.length, nB: b.length };
   if (a.length < MIN_RUNS || b.length < MIN_RUNS) {
     return {
@@ -66,6 +67,6 @@ export function compare(
   return {
     ...common,
     verdict: aBetter ? 'a-better' : 'b-better',
-    text: `A is ${pct(size)} ${higher ? 'higher' : 'lower'} — ${aBetter ? 'better' : 'worse'} (ratio ${num(ci.ratio)}, ${interval})`,
+    text: `${nameA} is ${pct(size)} ${higher ? 'higher' : 'lower'} — ${aBetter ? 'better' : 'worse'} (ratio ${num(ci.ratio)}, ${interval})`,
   };
 }

@@ -6,98 +6,13 @@ import { after, describe, it } from 'node:test';
 import { renderHtml } from '../../lab/report/html.ts';
 import { loadRun } from '../../lab/report/load-run.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { writeRun } from './run-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A run folder as the runner writes it, with made-up but plausible numbers. */
-function writeRun(): void {
-  const lab = {
-    name: 'demo',
-    seed: 1,
-    repetitions: 3,
-    hosts: [
-      { name: 'xfs', profile: 'overlay2-xfs' },
-      { name: 'dm', profile: 'devicemapper-lvm' },
-    ],
-    mounts: ['layer', 'volume'],
-  };
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    JSON.stringify({
-      runId: 'r-demo',
-      lab,
-      inventory: { target: 'local' },
-      plan: { seed: 1, mode: 'serial' },
-      gitRevision: 'abc',
-    }),
-  );
-  const lines: string[] = [];
-  const journal: string[] = [];
-  for (const host of lab.hosts) {
-    for (const mount of lab.mounts) {
-      for (let rep = 1; rep <= 3; rep++) {
-        const trial = `r${rep}-${host.name}-fio-${mount}`;
-        journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
-        // devicemapper at about 70% of overlay2; mounts within 2% of each other.
-        const bw = (host.name === 'xfs' ? 100_000 : 70_000) * (1 + rep / 100) * (mount === 'volume' ? 1.01 : 1);
-        for (const [metric, value, unit] of [
-          ['bw', bw, 'KiB/s'],
-          ['iops', bw / 4, 'IO/s'],
-          ['clat_p99', 1e9 / bw, 'us'],
-        ] as const) {
-          lines.push(
-            JSON.stringify({
-              run: 'r-demo',
-              host: host.name,
-              profile: host.profile,
-              scenario: 'fio',
-              mount,
-              rep,
-              trial,
-              metric,
-              value,
-              unit,
-              timestamp: '2026-11-30T00:00:00Z',
-              job: 'randread',
-              direction: 'read',
-            }),
-          );
-        }
-      }
-    }
-  }
-  journal.push(
-    JSON.stringify({
-      trial: 'r1-dm-fio-bind',
-      host: 'dm',
-      state: 'failed',
-      reason: 'fio job seqwrite failed with error 28 (ENOSPC)',
-    }),
-  );
-  writeFileSync(join(dir, 'samples.ndjson'), `${lines.join('\n')}\n`);
-  writeFileSync(join(dir, 'journal.ndjson'), `${journal.join('\n')}\n`);
-  mkdirSync(join(dir, 'hosts', 'xfs', 'env'), { recursive: true });
-  writeFileSync(
-    join(dir, 'hosts', 'xfs', 'env', 'summary.json'),
-    JSON.stringify({
-      kernel: '6.1.0-x-cloud-amd64',
-      docker_version: '20.10.24+dfsg1',
-      storage_driver: 'overlay2',
-      backing_fs: 'xfs',
-      docker_root_fstype: 'xfs',
-      docker_root_source: '/dev/vdb',
-      data_disk: '/dev/vdb',
-      data_disk_bytes: String(4 * 1024 ** 3),
-      cpus: '2',
-      mem_bytes: String(1024 ** 3),
-      loadavg: '0.10 0.20 0.30 1/100 42',
-    }),
-  );
-}
-
 describe('report.md', () => {
-  writeRun();
+  writeRun(dir);
   const md = renderMarkdown(loadRun(dir));
 
   it('has a table per host with median (min–max) and n per job and mount', () => {
@@ -215,4 +130,27 @@ describe('report.html', () => {
       }
     },
   );
+});
+
+describe('compare two runs', () => {
+  it('flags a regression only where the new run is consistently worse', async () => {
+    const { compareRuns, formatDeltas } = await import('../../lab/commands/compare.ts');
+    const older = join(dir, 'old');
+    const same = join(dir, 'same');
+    const slower = join(dir, 'slower');
+    writeRun(older);
+    writeRun(same);
+    writeRun(slower, { dmFactor: 0.5 });
+    const unchanged = compareRuns(older, same);
+    assert.ok(unchanged.length > 0);
+    assert.ok(
+      unchanged.every((d) => d.kind === 'no-difference'),
+      'nothing changed: no consistent difference',
+    );
+    const deltas = compareRuns(older, slower);
+    const regressions = deltas.filter((d) => d.kind === 'regression');
+    assert.deepEqual([...new Set(regressions.map((d) => d.host))], ['dm']);
+    assert.equal(regressions.length, 4, 'dm: bw and p99 on layer and volume');
+    assert.match(formatDeltas('old', 'slower', deltas), /\*\*REGRESSION\*\* new is 29% lower — worse/);
+  });
 });

@@ -1,0 +1,87 @@
+import { type Comparison, compare } from '../analyze/compare.js';
+import { seriesOf } from '../analyze/comparisons.js';
+import { loadRun } from '../report/load-run.js';
+import type { Sample } from '../run/trial.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import type { MetricSpec } from '../scenarios/types.js';
+
+export interface RunDelta {
+  key: string;
+  host: string;
+  mount: string;
+  scenario: string;
+  series: string;
+  metric: MetricSpec;
+  result: Comparison;
+  kind: 'regression' | 'improvement' | 'no-difference' | 'not-enough-runs' | 'undefined';
+}
+
+function cells(samples: readonly Sample[]): Map<string, { sample: Sample; values: number[] }> {
+  const map = new Map<string, { sample: Sample; values: number[] }>();
+  for (const s of samples) {
+    const key = [s.scenario, s.host, s.mount, seriesOf(s), s.metric].join(' ');
+    const cell = map.get(key);
+    if (cell) cell.values.push(s.value);
+    else map.set(key, { sample: s, values: [s.value] });
+  }
+  return map;
+}
+
+/**
+ * Compares a newer run with an older one, cell by cell (same host, mount,
+ * series and metric), with the same interval logic as the report: a
+ * regression is only claimed when the new run is worse and the interval of
+ * the ratio new/old excludes 1.
+ */
+export function compareRuns(oldDir: string, newDir: string): RunDelta[] {
+  const before = cells(loadRun(oldDir).samples);
+  const after = cells(loadRun(newDir).samples);
+  const deltas: RunDelta[] = [];
+  for (const [key, now] of after) {
+    const then = before.get(key);
+    if (!then) continue;
+    const scenario = SCENARIOS[now.sample.scenario as ScenarioName];
+    const metric = scenario?.metrics.find((m) => m.name === now.sample.metric && m.compare);
+    if (!metric) continue;
+    const result = compare(now.values, then.values, metric.better, { nameA: 'new' });
+    const kind =
+      result.verdict === 'a-better'
+        ? 'improvement'
+        : result.verdict === 'b-better'
+          ? 'regression'
+          : result.verdict === 'no-difference'
+            ? 'no-difference'
+            : result.verdict;
+    deltas.push({
+      key,
+      host: now.sample.host,
+      mount: now.sample.mount,
+      scenario: now.sample.scenario,
+      series: seriesOf(now.sample),
+      metric,
+      result,
+      kind,
+    });
+  }
+  return deltas;
+}
+
+export function formatDeltas(oldId: string, newId: string, deltas: readonly RunDelta[]): string {
+  const count = (k: RunDelta['kind']) => deltas.filter((d) => d.kind === k).length;
+  const lines = [
+    `# layerlab compare: ${newId} (new) vs ${oldId} (old)`,
+    '',
+    `${deltas.length} cells: **${count('regression')} regression(s)**, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
+    '',
+    '| scenario | host | mount | series | metric | n new/old | new vs old |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const order: RunDelta['kind'][] = ['regression', 'improvement', 'no-difference', 'not-enough-runs', 'undefined'];
+  for (const d of [...deltas].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))) {
+    const flag = d.kind === 'regression' ? '**REGRESSION** ' : '';
+    lines.push(
+      `| ${d.scenario} | ${d.host} | ${d.mount} | ${d.series} | ${d.metric.name} (${d.metric.better} is better) | ${d.result.nA}/${d.result.nB} | ${flag}${d.result.text} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

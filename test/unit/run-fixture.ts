@@ -1,0 +1,90 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A run folder as the runner writes it, with made-up but plausible numbers. */
+export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {}): void {
+  mkdirSync(dir, { recursive: true });
+  const lab = {
+    name: 'demo',
+    seed: 1,
+    repetitions: 3,
+    hosts: [
+      { name: 'xfs', profile: 'overlay2-xfs' },
+      { name: 'dm', profile: 'devicemapper-lvm' },
+    ],
+    mounts: ['layer', 'volume'],
+  };
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({
+      runId: 'r-demo',
+      lab,
+      inventory: { target: 'local' },
+      plan: { seed: 1, mode: 'serial' },
+      gitRevision: 'abc',
+    }),
+  );
+  const lines: string[] = [];
+  const journal: string[] = [];
+  for (const host of lab.hosts) {
+    for (const mount of lab.mounts) {
+      for (let rep = 1; rep <= 3; rep++) {
+        const trial = `r${rep}-${host.name}-fio-${mount}`;
+        journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
+        // devicemapper at about 70% of overlay2; mounts within 2% of each other.
+        const bw =
+          (host.name === 'xfs' ? 100_000 : 100_000 * dmFactor) * (1 + rep / 100) * (mount === 'volume' ? 1.01 : 1);
+        for (const [metric, value, unit] of [
+          ['bw', bw, 'KiB/s'],
+          ['iops', bw / 4, 'IO/s'],
+          ['clat_p99', 1e9 / bw, 'us'],
+        ] as const) {
+          lines.push(
+            JSON.stringify({
+              run: runId,
+              host: host.name,
+              profile: host.profile,
+              scenario: 'fio',
+              mount,
+              rep,
+              trial,
+              metric,
+              value,
+              unit,
+              timestamp: '2026-11-30T00:00:00Z',
+              job: 'randread',
+              direction: 'read',
+            }),
+          );
+        }
+      }
+    }
+  }
+  journal.push(
+    JSON.stringify({
+      trial: 'r1-dm-fio-bind',
+      host: 'dm',
+      state: 'failed',
+      reason: 'fio job seqwrite failed with error 28 (ENOSPC)',
+    }),
+  );
+  writeFileSync(join(dir, 'samples.ndjson'), `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'journal.ndjson'), `${journal.join('\n')}\n`);
+  mkdirSync(join(dir, 'hosts', 'xfs', 'env'), { recursive: true });
+  writeFileSync(
+    join(dir, 'hosts', 'xfs', 'env', 'summary.json'),
+    JSON.stringify({
+      kernel: '6.1.0-x-cloud-amd64',
+      docker_version: '20.10.24+dfsg1',
+      storage_driver: 'overlay2',
+      backing_fs: 'xfs',
+      docker_root_fstype: 'xfs',
+      docker_root_source: '/dev/vdb',
+      data_disk: '/dev/vdb',
+      data_disk_bytes: String(4 * 1024 ** 3),
+      cpus: '2',
+      mem_bytes: String(1024 ** 3),
+      loadavg: '0.10 0.20 0.30 1/100 42',
+    }),
+  );
+}
