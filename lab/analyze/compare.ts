@@ -1,4 +1,4 @@
-import { ratioOfMediansCI } from './bootstrap.js';
+import { type MedianDistribution, medianDistribution, ratioInterval } from './bootstrap.js';
 import { describe } from './stats.js';
 
 export const MIN_RUNS = 3;
@@ -38,7 +38,23 @@ export function compare(
   better: 'higher' | 'lower',
   options: { resamples?: number; seed?: number; nameA?: string } = {},
 ): Comparison {
-  const nameA = options.nameA ?? 'A';
+  const { resamples = 2000, seed = 1, nameA } = options;
+  const dist = (values: readonly number[], s: number) => () => medianDistribution(values, resamples, s);
+  return compareDistributions(a, b, dist(a, seed), dist(b, seed + 1), better, nameA);
+}
+
+/**
+ * compare() over bootstrap distributions the caller may have computed once
+ * and reused (a cell takes part in several comparisons).
+ */
+export function compareDistributions(
+  a: readonly number[],
+  b: readonly number[],
+  distA: () => MedianDistribution,
+  distB: () => MedianDistribution,
+  better: 'higher' | 'lower',
+  nameA = 'A',
+): Comparison {
   const base = { nA: a.length, nB: b.length };
   if (a.length < MIN_RUNS || b.length < MIN_RUNS) {
     return {
@@ -47,7 +63,7 @@ export function compare(
       text: `not enough runs (n = ${a.length} vs ${b.length}; need ${MIN_RUNS})`,
     };
   }
-  const ci = ratioOfMediansCI(a, b, options);
+  const ci = ratioInterval(distA(), distB());
   if (!ci) return { ...base, verdict: 'undefined', text: 'no ratio (a median is zero)' };
   const n = Math.min(a.length, b.length);
   const cv = Math.max(robustCv(a), robustCv(b));

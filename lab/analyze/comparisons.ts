@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Sample } from '../run/trial.js';
 import type { MetricSpec } from '../scenarios/types.js';
-import { type Comparison, compare } from './compare.js';
+import { type MedianDistribution, medianDistribution } from './bootstrap.js';
+import { type Comparison, compareDistributions } from './compare.js';
 
 /** Core labels of a sample; every other label (fio: job, direction) names a series. */
 const CORE = new Set([
@@ -18,9 +20,9 @@ const CORE = new Set([
 ]);
 
 export function seriesOf(sample: Sample): string {
+  // Labels in the order the parser wrote them (fio: job, then direction).
   return Object.keys(sample)
     .filter((k) => !CORE.has(k))
-    .sort()
     .map((k) => String(sample[k]))
     .join('/');
 }
@@ -64,22 +66,47 @@ export function compareAll(
   }
   const get = (host: string, mount: string, ser: string, metric: string) =>
     values.get(`${host}\0${mount}\0${ser}\0${metric}`) ?? [];
+  // A cell's bootstrap distribution is computed once, seeded by the cell's
+  // name (order-independent), and reused by every comparison it is part of.
+  const distributions = new Map<string, MedianDistribution>();
+  const dist = (host: string, mount: string, ser: string, metric: string) => () => {
+    const key = `${host}\0${mount}\0${ser}\0${metric}`;
+    let d = distributions.get(key);
+    if (!d) {
+      const seed = createHash('sha256').update(key).digest().readUInt32LE(0);
+      d = medianDistribution(values.get(key) ?? [], 2000, seed);
+      distributions.set(key, d);
+    }
+    return d;
+  };
+  const cmp = (h1: string, m1: string, h2: string, m2: string, ser: string, metric: MetricSpec) =>
+    compareDistributions(
+      get(h1, m1, ser, metric.name),
+      get(h2, m2, ser, metric.name),
+      dist(h1, m1, ser, metric.name),
+      dist(h2, m2, ser, metric.name),
+      metric.better,
+    );
   const rows: ComparisonRow[] = [];
   for (const ser of series) {
     for (const metric of metrics) {
       for (const host of order.hosts) {
         for (const [a, b] of pairs(order.mounts)) {
-          const va = get(host, a, ser, metric.name);
-          const vb = get(host, b, ser, metric.name);
-          if (!va.length && !vb.length) continue;
-          rows.push({ axis: 'mount', within: host, a, b, series: ser, metric, result: compare(va, vb, metric.better) });
+          if (!get(host, a, ser, metric.name).length && !get(host, b, ser, metric.name).length) continue;
+          rows.push({
+            axis: 'mount',
+            within: host,
+            a,
+            b,
+            series: ser,
+            metric,
+            result: cmp(host, a, host, b, ser, metric),
+          });
         }
       }
       for (const mount of order.mounts) {
         for (const [a, b] of pairs(order.hosts)) {
-          const va = get(a, mount, ser, metric.name);
-          const vb = get(b, mount, ser, metric.name);
-          if (!va.length && !vb.length) continue;
+          if (!get(a, mount, ser, metric.name).length && !get(b, mount, ser, metric.name).length) continue;
           rows.push({
             axis: 'profile',
             within: mount,
@@ -87,7 +114,7 @@ export function compareAll(
             b,
             series: ser,
             metric,
-            result: compare(va, vb, metric.better),
+            result: cmp(a, mount, b, mount, ser, metric),
           });
         }
       }

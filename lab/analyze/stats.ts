@@ -9,7 +9,7 @@ export interface CellStats {
 }
 
 /** Quantile by linear interpolation between order statistics (R type 7, like numpy's default). */
-export function quantile(sorted: readonly number[], q: number): number {
+export function quantile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { analyzeRun } from '../analyze/analysis.js';
 import { UserError } from '../errors.js';
 import { resultsRoot } from '../paths.js';
 import type { Plan } from '../plan/plan.js';
@@ -51,8 +52,9 @@ export async function report(runDir: string): Promise<string> {
   await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
   await writeFileAtomic(files.csv, samplesCsv(samples));
   const run = loadRun(runDir, reparseFailures);
-  const markdown = renderMarkdown(run);
+  const analysis = analyzeRun(run);
+  const markdown = renderMarkdown(run, analysis);
   await writeFileAtomic(files.report, markdown);
-  await writeFileAtomic(files.html, await renderHtml(run, markdown));
+  await writeFileAtomic(files.html, await renderHtml(run, analysis, markdown));
   return files.report;
 }

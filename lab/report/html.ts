@@ -1,8 +1,7 @@
-import { compareAll } from '../analyze/comparisons.js';
-import type { Sample } from '../run/trial.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import { SCENARIOS } from '../scenarios/index.js';
 import type { LoadedRun } from './load-run.js';
-import { dotsSpec, forestSpec, renderSvg } from './plots.js';
+import { MAX_DOTS_PER_CELL, dotsSpec, forestSpec, renderSvg } from './plots.js';
 
 const escapeHtml = (s: string) =>
   s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
@@ -49,20 +48,16 @@ export function markdownToHtml(md: string): string {
   return out.join('\n');
 }
 
-async function scenarioPlots(run: LoadedRun, name: ScenarioName, samples: readonly Sample[]): Promise<string> {
+async function scenarioPlots({ name, samples, comparisons }: ScenarioAnalysis): Promise<string> {
   const scenario = SCENARIOS[name];
-  const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
   const metrics = scenario.metrics.filter((m) => m.compare);
   const parts = [`<h2>Plots — ${escapeHtml(scenario.summary)}</h2>`];
   for (const metric of metrics) {
     parts.push(
-      `<figure><figcaption>${escapeHtml(metric.description)} — every repetition a dot, the tick is the median (${metric.better} is better)</figcaption>${await renderSvg(dotsSpec(samples, metric))}</figure>`,
+      `<figure><figcaption>${escapeHtml(metric.description)} — every repetition a dot (a box plot above ${MAX_DOTS_PER_CELL} per cell), the tick is the median (${metric.better} is better)</figcaption>${await renderSvg(dotsSpec(samples, metric))}</figure>`,
     );
   }
-  const rows = compareAll(samples, metrics, {
-    hosts: (lab.hosts ?? []).map((h) => h.name),
-    mounts: lab.mounts ?? [],
-  }).filter((r) => r.result.ratio !== undefined && r.result.verdict !== 'not-enough-runs');
+  const rows = comparisons.filter((r) => r.result.ratio !== undefined && r.result.verdict !== 'not-enough-runs');
   if (rows.length) {
     parts.push(
       `<figure><figcaption>Ratios of medians with 95% bootstrap intervals; red: the interval excludes 1</figcaption>${await renderSvg(forestSpec(rows))}</figure>`,
@@ -82,15 +77,13 @@ figure{margin:1rem 0}figcaption{color:#555;margin-bottom:.3rem}svg{max-width:100
 `;
 
 /** report.html: self-contained (inline SVG plots, inline CSS, no scripts). */
-export async function renderHtml(run: LoadedRun, markdown: string): Promise<string> {
-  const byScenario = new Map<string, Sample[]>();
-  for (const s of run.samples) {
-    const list = byScenario.get(s.scenario);
-    if (list) list.push(s);
-    else byScenario.set(s.scenario, [s]);
-  }
+export async function renderHtml(
+  run: LoadedRun,
+  analysis: readonly ScenarioAnalysis[],
+  markdown: string,
+): Promise<string> {
   const plots: string[] = [];
-  for (const [name, samples] of byScenario) plots.push(await scenarioPlots(run, name as ScenarioName, samples));
+  for (const scenario of analysis) plots.push(await scenarioPlots(scenario));
   // The report's heading and summary first, then the plots, then the tables.
   const split = markdown.indexOf('\n## ');
   const intro = split < 0 ? markdown : markdown.slice(0, split);

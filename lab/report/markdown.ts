@@ -1,5 +1,6 @@
+import type { ScenarioAnalysis } from '../analyze/analysis.js';
 import { MIN_RUNS } from '../analyze/compare.js';
-import { compareAll } from '../analyze/comparisons.js';
+import type { ComparisonRow } from '../analyze/comparisons.js';
 import { describe } from '../analyze/stats.js';
 import { Journal } from '../run/journal.js';
 import type { Sample } from '../run/trial.js';
@@ -38,7 +39,11 @@ function cell(samples: readonly Sample[], metric: string): { text: string; n: nu
 function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
   const out: string[] = [];
   const jobOrder = ['seqwrite', 'seqread', 'randwrite', 'randread'];
-  for (const [host, hostSamples] of groupBy(samples, (s) => s.host)) {
+  const byHost = groupBy(samples, (s) => s.host);
+  const hostOrder = ((run.manifest.lab as { hosts?: { name: string }[] }).hosts ?? []).map((h) => h.name);
+  for (const host of hostOrder) {
+    const hostSamples = byHost.get(host);
+    if (!hostSamples) continue;
     const profile = hostSamples[0]?.profile ?? '';
     out.push(`### ${host} (${profile})`, '');
     out.push('| job | mount | bandwidth KiB/s | IOPS | clat p99 µs | n |', '|---|---|---:|---:|---:|---:|');
@@ -61,14 +66,7 @@ function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
   return out;
 }
 
-function comparisonSection(run: LoadedRun, scenarioName: ScenarioName, samples: readonly Sample[]): string[] {
-  const scenario = SCENARIOS[scenarioName];
-  const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
-  const rows = compareAll(
-    samples,
-    scenario.metrics.filter((m) => m.compare),
-    { hosts: (lab.hosts ?? []).map((h) => h.name), mounts: lab.mounts ?? [] },
-  );
+function comparisonSection(rows: readonly ComparisonRow[]): string[] {
   if (!rows.length) return [];
   const count = (v: string) => rows.filter((r) => r.result.verdict === v).length;
   const differences = count('a-better') + count('b-better');
@@ -77,7 +75,7 @@ function comparisonSection(run: LoadedRun, scenarioName: ScenarioName, samples: 
     '',
     `Ratio of medians A/B with a 95% bootstrap interval (2,000 resamples). A difference is claimed only when the interval excludes 1; nothing is claimed below n = ${MIN_RUNS} per side. Mount kinds are compared on the same host, hosts (profiles) on the same mount kind.`,
     '',
-    `${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs${count('undefined') ? `, ${count('undefined')} undefined` : ''}.`,
+    `${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs${count('undefined') ? `, ${count('undefined')} undefined` : ''}. At 95% per comparison, about ${Math.round(rows.length * 0.05)} of ${rows.length} would claim a difference by chance alone: trust a difference that repeats across jobs and runs, not a single row.`,
     '',
     '| within | series | metric | A vs B | n | verdict | detectable at this n |',
     '|---|---|---|---|---|---|---:|',
@@ -115,7 +113,7 @@ function envSection(run: LoadedRun): string[] {
 }
 
 /** The run's report.md: per host and mount kind, medians with ranges, and the hosts' environment. */
-export function renderMarkdown(run: LoadedRun): string {
+export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): string {
   const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
   const states = Journal.finalStates(run.journal);
   const failed = [...states.values()].filter((e) => e.state === 'failed');
@@ -133,11 +131,10 @@ export function renderMarkdown(run: LoadedRun): string {
     'Under QEMU TCG the absolute numbers measure the emulated CPU as much as the disk: compare columns, not machines.',
     '',
   ];
-  for (const [scenarioName, samples] of groupBy(run.samples, (s) => s.scenario)) {
-    const scenario = SCENARIOS[scenarioName as ScenarioName];
-    out.push(`## ${scenario?.summary ?? scenarioName}`, '');
-    if (scenarioName === 'fio') out.push(...fioSection(run, samples));
-    out.push(...comparisonSection(run, scenarioName as ScenarioName, samples));
+  for (const { name, samples, comparisons } of analysis) {
+    out.push(`## ${SCENARIOS[name]?.summary ?? name}`, '');
+    if (name === 'fio') out.push(...fioSection(run, samples));
+    out.push(...comparisonSection(comparisons));
   }
   if (!run.samples.length) out.push('No samples were collected.', '');
   if (failed.length) {

@@ -17,6 +17,9 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 
 const font = { config: { font: 'system-ui, sans-serif', view: { stroke: '#ddd' } } };
 
+/** Above this many repetitions per cell, dots become a box plot (a readable figure, a small file). */
+export const MAX_DOTS_PER_CELL = 50;
+
 /**
  * Every repetition as a dot per configuration (host × mount), with the
  * median as a tick: the spread is visible, not hidden behind one number.
@@ -31,6 +34,12 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLev
       value: s.value,
       rep: s.rep,
     }));
+  const perCell = new Map<string, number>();
+  for (const v of values) {
+    const cell = `${v.series}/${v.host}/${v.mount}`;
+    perCell.set(cell, (perCell.get(cell) ?? 0) + 1);
+  }
+  if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) return boxSpec(values, metric);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     ...font,
@@ -122,5 +131,25 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
         },
       },
     ],
+  };
+}
+
+function boxSpec(values: Record<string, unknown>[], metric: MetricSpec): TopLevelSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    ...font,
+    data: { values },
+    facet: { column: { field: 'series', type: 'nominal', title: null } },
+    spec: {
+      width: 170,
+      height: 180,
+      mark: { type: 'boxplot', extent: 1.5 },
+      encoding: {
+        x: { field: 'mount', type: 'nominal', title: null },
+        xOffset: { field: 'host', type: 'nominal' },
+        y: { field: 'value', type: 'quantitative', title: `${metric.name} (${metric.unit})`, scale: { zero: false } },
+        color: { field: 'host', type: 'nominal', title: 'host' },
+      },
+    },
   };
 }

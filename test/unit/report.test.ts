@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { analyzeRun } from '../../lab/analyze/analysis.ts';
 import { renderHtml } from '../../lab/report/html.ts';
 import { loadRun } from '../../lab/report/load-run.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
@@ -13,7 +14,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('report.md', () => {
   writeRun(dir);
-  const md = renderMarkdown(loadRun(dir));
+  const md = renderMarkdown(loadRun(dir), analyzeRun(loadRun(dir)));
 
   it('has a table per host with median (min–max) and n per job and mount', () => {
     assert.match(md, /### xfs \(overlay2-xfs\)/);
@@ -26,15 +27,15 @@ describe('report.md', () => {
   it('compares profiles and mounts with intervals and honest verdicts', () => {
     assert.match(
       md,
-      /\| mount layer \| read\/randread \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| A is 4\d% higher — better/,
+      /\| mount layer \| randread\/read \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| A is 4\d% higher — better/,
     );
     assert.match(
       md,
-      /\| host xfs \| read\/randread \| bw \(higher is better\) \| layer vs volume \| 3\/3 \| no consistent difference/,
+      /\| host xfs \| randread\/read \| bw \(higher is better\) \| layer vs volume \| 3\/3 \| no consistent difference/,
     );
     assert.match(
       md,
-      /\| mount layer \| read\/randread \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| A is 3\d% lower — better/,
+      /\| mount layer \| randread\/read \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| A is 3\d% lower — better/,
     );
   });
 
@@ -79,7 +80,8 @@ const CHROMIUM = '/usr/bin/chromium';
 describe('report.html', () => {
   it('is self-contained: inline SVG plots (dots and forest), the same tables, no scripts', async () => {
     const run = loadRun(dir);
-    const html = await renderHtml(run, renderMarkdown(run));
+    const analysis = analyzeRun(run);
+    const html = await renderHtml(run, analysis, renderMarkdown(run, analysis));
     assert.equal((html.match(/<svg /g) ?? []).length, 3, 'bw dots, p99 dots, forest plot');
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/, 'no scripts, nothing fetched');
     assert.match(html, /<td>randread<\/td><td>layer<\/td><td>102000 \(101000–103000\)<\/td>/);
