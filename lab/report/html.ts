@@ -48,13 +48,16 @@ export function markdownToHtml(md: string): string {
   return out.join('\n');
 }
 
-async function scenarioPlots({ name, samples, comparisons }: ScenarioAnalysis): Promise<string> {
+async function scenarioPlots(
+  { name, samples, comparisons }: ScenarioAnalysis,
+  mounts: readonly string[],
+): Promise<string> {
   const scenario = SCENARIOS[name];
   const metrics = scenario.metrics.filter((m) => m.compare);
   const parts = [`<h2>Plots — ${escapeHtml(scenario.summary)}</h2>`];
   for (const metric of metrics) {
     parts.push(
-      `<figure><figcaption>${escapeHtml(metric.description)} — every repetition a dot (a box plot above ${MAX_DOTS_PER_CELL} per cell), the tick is the median (${metric.better} is better)</figcaption>${await renderSvg(dotsSpec(samples, metric))}</figure>`,
+      `<figure><figcaption>${escapeHtml(metric.description)} — every repetition a dot (a box plot above ${MAX_DOTS_PER_CELL} per cell), the tick is the median (${metric.better} is better)</figcaption>${await renderSvg(dotsSpec(samples, metric, mounts))}</figure>`,
     );
   }
   const rows = comparisons.filter((r) => r.result.ratio !== undefined && r.result.verdict !== 'not-enough-runs');
@@ -83,7 +86,8 @@ export async function renderHtml(
   markdown: string,
 ): Promise<string> {
   const plots: string[] = [];
-  for (const scenario of analysis) plots.push(await scenarioPlots(scenario));
+  const mounts = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
+  for (const scenario of analysis) plots.push(await scenarioPlots(scenario, mounts));
   // The report's heading and summary first, then the plots, then the tables.
   const split = markdown.indexOf('\n## ');
   const intro = split < 0 ? markdown : markdown.slice(0, split);

@@ -24,7 +24,7 @@ export const MAX_DOTS_PER_CELL = 50;
  * Every repetition as a dot per configuration (host × mount), with the
  * median as a tick: the spread is visible, not hidden behind one number.
  */
-export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLevelSpec {
+export function dotsSpec(samples: readonly Sample[], metric: MetricSpec, mounts: readonly string[]): TopLevelSpec {
   const values = samples
     .filter((s) => s.metric === metric.name)
     .map((s) => ({
@@ -39,12 +39,16 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLev
     const cell = `${v.series}/${v.host}/${v.mount}`;
     perCell.set(cell, (perCell.get(cell) ?? 0) + 1);
   }
-  if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) return boxSpec(values, metric);
+  if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) return boxSpec(values, metric, mounts);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     ...font,
     data: { values },
-    facet: { column: { field: 'series', type: 'nominal', title: null } },
+    facet: {
+      column: { field: 'series', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.series))] },
+    },
+    // Each job on its own scale: sequential MB/s would flatten random KB/s to a line.
+    resolve: { scale: { y: 'independent' } },
     spec: {
       width: 170,
       height: 180,
@@ -52,7 +56,7 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLev
         {
           mark: { type: 'point', filled: true, opacity: 0.7, size: 40 },
           encoding: {
-            x: { field: 'mount', type: 'nominal', title: null },
+            x: { field: 'mount', type: 'nominal', title: null, sort: [...mounts] },
             xOffset: { field: 'host', type: 'nominal' },
             y: {
               field: 'value',
@@ -60,14 +64,14 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec): TopLev
               title: `${metric.name} (${metric.unit})`,
               scale: { zero: false },
             },
-            color: { field: 'host', type: 'nominal', title: 'host' },
+            color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
             tooltip: [{ field: 'host' }, { field: 'mount' }, { field: 'rep' }, { field: 'value', format: '.4~s' }],
           },
         },
         {
           mark: { type: 'tick', thickness: 2, size: 14 },
           encoding: {
-            x: { field: 'mount', type: 'nominal' },
+            x: { field: 'mount', type: 'nominal', sort: [...mounts] },
             xOffset: { field: 'host', type: 'nominal' },
             y: { aggregate: 'median', field: 'value', type: 'quantitative' },
             color: { field: 'host', type: 'nominal' },
@@ -134,21 +138,25 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
   };
 }
 
-function boxSpec(values: Record<string, unknown>[], metric: MetricSpec): TopLevelSpec {
+function boxSpec(values: { series: string }[], metric: MetricSpec, mounts: readonly string[]): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     ...font,
     data: { values },
-    facet: { column: { field: 'series', type: 'nominal', title: null } },
+    facet: {
+      column: { field: 'series', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.series))] },
+    },
+    // Each job on its own scale: sequential MB/s would flatten random KB/s to a line.
+    resolve: { scale: { y: 'independent' } },
     spec: {
       width: 170,
       height: 180,
       mark: { type: 'boxplot', extent: 1.5 },
       encoding: {
-        x: { field: 'mount', type: 'nominal', title: null },
+        x: { field: 'mount', type: 'nominal', title: null, sort: [...mounts] },
         xOffset: { field: 'host', type: 'nominal' },
         y: { field: 'value', type: 'quantitative', title: `${metric.name} (${metric.unit})`, scale: { zero: false } },
-        color: { field: 'host', type: 'nominal', title: 'host' },
+        color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
       },
     },
   };
