@@ -122,7 +122,8 @@ export async function localUp(
       const existing = store.state.hosts[host.name];
       if (isRunning(existing) && existing.profile === host.profile) return existing;
       if (existing?.pid) await stopVm(existing.dir, existing.pid, 0);
-      const state = await bootHost(store, host, image, accel, hooks.hostLog(host.name));
+      const log = hooks.hostLog(host.name);
+      const state = await bootHost(store, host, image, accel, log).finally(() => log.close());
       booted.push(host.name);
       hooks.progress(`${host.name}: booting (${accel}, ssh 127.0.0.1:${state.port})`);
       return state;
