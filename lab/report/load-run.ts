@@ -10,6 +10,40 @@ export interface HostEnvSummary {
   [key: string]: string;
 }
 
+/** Load and CPU steal around one trial, from its meta.json. */
+export interface TrialNoise {
+  trial: string;
+  host: string;
+  /** 1-minute load average just before the trial (includes the previous trial's tail). */
+  load1Before: number;
+  load1After: number;
+  /** CPU steal during the trial, in seconds (0 where the hypervisor does not report it, e.g. TCG). */
+  stealSeconds: number;
+  guestSeconds: number;
+}
+
+function readNoise(dir: string, hostOf: (trial: string) => string): TrialNoise[] {
+  const trialsDir = join(dir, 'trials');
+  if (!existsSync(trialsDir)) return [];
+  return readdirSync(trialsDir).flatMap((trial) => {
+    const path = join(trialsDir, trial, 'meta.json');
+    if (!existsSync(path)) return [];
+    const m = readJson<Record<string, string>>(path);
+    const load1 = (s: string | undefined) => Number((s ?? '').split(' ')[0]);
+    const ticks = Number(m.steal_ticks_after) - Number(m.steal_ticks_before);
+    return [
+      {
+        trial,
+        host: hostOf(trial),
+        load1Before: load1(m.loadavg_before),
+        load1After: load1(m.loadavg_after),
+        stealSeconds: Number.isFinite(ticks) ? ticks / (Number(m.clk_tck) || 100) : 0,
+        guestSeconds: Number(m.end) - Number(m.start),
+      },
+    ];
+  });
+}
+
 export interface LoadedRun {
   dir: string;
   manifest: Record<string, unknown> & { runId: string; lab: { name: string } };
@@ -17,6 +51,7 @@ export interface LoadedRun {
   journal: JournalEntry[];
   summary?: RunSummary;
   env: Map<string, HostEnvSummary>;
+  noise: TrialNoise[];
 }
 
 function readJson<T>(path: string): T {
@@ -39,6 +74,10 @@ export function loadRun(
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as Sample)
     : [];
+  const plan = existsSync(files.plan)
+    ? readJson<{ trials: { id: string; host: string }[] }>(files.plan)
+    : { trials: [] };
+  const hostOfTrial = new Map(plan.trials.map((t) => [t.id, t.host]));
   const env = new Map<string, HostEnvSummary>();
   const hostsDir = join(dir, 'hosts');
   if (existsSync(hostsDir)) {
@@ -63,5 +102,6 @@ export function loadRun(
     ],
     summary: existsSync(files.summary) ? readJson<RunSummary>(files.summary) : undefined,
     env,
+    noise: readNoise(dir, (trial) => hostOfTrial.get(trial) ?? '?'),
   };
 }

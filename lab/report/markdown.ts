@@ -90,6 +90,34 @@ function comparisonSection(rows: readonly ComparisonRow[]): string[] {
   return out;
 }
 
+/**
+ * Load and steal per host. A trial is flagged busy when the 1-minute load
+ * before it was at or above the host's CPU count: something else was running
+ * (trials run back to back, so part of that load is the previous trial's tail).
+ */
+function noiseSection(run: LoadedRun): string[] {
+  if (!run.noise.length) return [];
+  const out = [
+    '## Noise',
+    '',
+    "Load average (1 min) before each trial and CPU steal during it, from `/proc` on the host. A trial is flagged busy when the load before it reached the host's CPU count.",
+    '',
+    '| host | trials | load before: median (max) | steal s: total (max) | busy trials |',
+    '|---|---:|---|---|---|',
+  ];
+  for (const [host, trials] of groupBy(run.noise, (n) => n.host)) {
+    const cpus = Number(run.env.get(host)?.cpus) || 1;
+    const load = describe(trials.map((t) => t.load1Before));
+    const steal = trials.map((t) => t.stealSeconds);
+    const busy = trials.filter((t) => t.load1Before >= cpus).map((t) => t.trial);
+    out.push(
+      `| ${host} | ${trials.length} | ${fmt(load.median)} (${fmt(load.max)}) | ${fmt(steal.reduce((a, b) => a + b, 0))} (${fmt(Math.max(...steal))}) | ${busy.length ? busy.join(', ') : 'none'} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
 function envSection(run: LoadedRun): string[] {
   const out = [
     '## Hosts',
@@ -143,6 +171,7 @@ export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalys
       out.push(`| ${f.trial} | ${f.host} | ${(f.reason ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`);
     out.push('');
   }
+  out.push(...noiseSection(run));
   out.push(...envSection(run));
   out.push(
     '## Files',

@@ -39,6 +39,11 @@ describe('report.md', () => {
     );
   });
 
+  it('summarizes load and steal per host and flags busy trials', () => {
+    assert.match(md, /\| xfs \| 6 \| 0\.50 \(3\.00\) \| 0\.00 \(0\.00\) \| r1-xfs-fio-layer, r1-xfs-fio-volume \|/);
+    assert.match(md, /\| dm \| 6 \| 0\.50 \(0\.50\) \| 3\.00 \(0\.50\) \| none \|/);
+  });
+
   it('lists failed trials and the hosts', () => {
     assert.match(md, /\| r1-dm-fio-bind \| dm \| fio job seqwrite failed with error 28 \(ENOSPC\) \|/);
     assert.match(

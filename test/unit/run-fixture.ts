@@ -25,11 +25,28 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
     }),
   );
   const lines: string[] = [];
+  const trials: { id: string; host: string }[] = [];
   const journal: string[] = [];
   for (const host of lab.hosts) {
     for (const mount of lab.mounts) {
       for (let rep = 1; rep <= 3; rep++) {
         const trial = `r${rep}-${host.name}-fio-${mount}`;
+        trials.push({ id: trial, host: host.name });
+        mkdirSync(join(dir, 'trials', trial), { recursive: true });
+        // Host xfs was busy before its first trials (load 3 on 2 CPUs); dm reports 0.5 s of steal per trial.
+        writeFileSync(
+          join(dir, 'trials', trial, 'meta.json'),
+          JSON.stringify({
+            start: '100.0',
+            end: '130.0',
+            exit_status: '0',
+            loadavg_before: `${host.name === 'xfs' && rep === 1 ? 3 : 0.5} 0.4 0.3 1/100 42`,
+            loadavg_after: '1.00 0.5 0.3 1/100 42',
+            steal_ticks_before: '1000',
+            steal_ticks_after: host.name === 'dm' ? '1050' : '1000',
+            clk_tck: '100',
+          }),
+        );
         journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
         // devicemapper at about 70% of overlay2; mounts within 2% of each other.
         const bw =
@@ -68,6 +85,7 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
       reason: 'fio job seqwrite failed with error 28 (ENOSPC)',
     }),
   );
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify({ seed: 1, mode: 'serial', trials }));
   writeFileSync(join(dir, 'samples.ndjson'), `${lines.join('\n')}\n`);
   writeFileSync(join(dir, 'journal.ndjson'), `${journal.join('\n')}\n`);
   mkdirSync(join(dir, 'hosts', 'xfs', 'env'), { recursive: true });
