@@ -91,7 +91,7 @@ export function buildProgram(): Command {
       const result = await run(lab, file, controller.signal);
       const path = await report(result.dir);
       process.stdout.write(`${path}\n`);
-      if (result.summary.failed || result.summary.stoppedBy) process.exitCode = 1;
+      if (result.summary.failed || result.summary.stoppedBy === 'interrupted') process.exitCode = 1;
     });
 
   program
@@ -140,7 +140,7 @@ export function buildProgram(): Command {
         if (controller.signal.aborted) throw new LabError('interrupted before the run started');
         const result = await run(lab, file, controller.signal);
         reportPath = await report(result.dir);
-        failed = result.summary.failed > 0 || !!result.summary.stoppedBy;
+        failed = result.summary.failed > 0 || result.summary.stoppedBy === 'interrupted';
       } finally {
         if (!opts.keep) {
           try {

@@ -19,6 +19,12 @@ function describeValue(value: unknown): string {
   return json && json.length > 60 ? `${json.slice(0, 57)}...` : (json ?? String(value));
 }
 
+function describeUnion(path: readonly PathPart[]): string {
+  return path[path.length - 1] === 'repetitions'
+    ? 'a number of repetitions or a stop rule { min, max, targetCiWidth, budgetMinutes }'
+    : 'one of the allowed forms';
+}
+
 function issueText(issue: ZodIssue, valueAt: (p: readonly PathPart[]) => unknown): string {
   switch (issue.code) {
     case 'invalid_type':
@@ -71,7 +77,25 @@ export function parseLabDefinition(text: string, file: string): LabDefinition {
   const result = labSchema.safeParse(data);
   if (result.success) return result.data;
   const valueAt = (p: readonly PathPart[]) => (p.length ? doc.getIn(p) : data);
-  const msgs = result.error.issues.flatMap((issue) => {
+  // A union (repetitions: a number or a stop rule) reports the branch that
+  // matches the value's type, not "invalid input".
+  const expand = (issue: ZodIssue): ZodIssue[] => {
+    if (issue.code !== 'invalid_union') return [issue];
+    const branches = issue.unionErrors.map((e) => e.issues);
+    const typeMismatch = (issues: ZodIssue[]) =>
+      issues.filter((i) => i.code === 'invalid_type' && i.path.length === issue.path.length).length;
+    const best = [...branches].sort((a, b) => typeMismatch(a) - typeMismatch(b))[0] ?? [];
+    if (typeMismatch(best) > 0) {
+      const value = valueAt(issue.path);
+      const message =
+        value === undefined
+          ? `missing; expected ${describeUnion(issue.path)}`
+          : `expected ${describeUnion(issue.path)}; got ${describeValue(value)}`;
+      return [{ ...issue, code: 'custom', message }];
+    }
+    return best.flatMap(expand);
+  };
+  const msgs = result.error.issues.flatMap(expand).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map(
         (key) =>

@@ -65,7 +65,33 @@ export const labSchema = z
       .strict()
       .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'expected at least one scenario' }),
     mounts: z.array(z.enum(MOUNT_KIND_NAMES)).min(1),
-    repetitions: z.number().int().min(1).max(1000),
+    /**
+     * A fixed count, or a stop rule: at least `min` repetitions, then more
+     * (interleaved as always) until every compared pair's interval is
+     * narrower than `targetCiWidth`, or `max`, or the time budget is reached.
+     */
+    repetitions: z.union([
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .transform((n) => ({ min: n, max: n, targetCiWidth: undefined, budgetMinutes: undefined })),
+      z
+        .object({
+          min: z.number().int().min(1).max(1000),
+          max: z.number().int().min(1).max(1000),
+          /** Width (hi − lo) of the 95% interval of every ratio of medians to reach, e.g. 0.1. */
+          targetCiWidth: z.number().gt(0).max(10).optional(),
+          budgetMinutes: z
+            .number()
+            .gt(0)
+            .max(7 * 24 * 60)
+            .optional(),
+        })
+        .strict()
+        .refine((r) => r.max >= r.min, { message: 'max must be >= min', path: ['max'] }),
+    ]),
   })
   .strict()
   .superRefine((lab, ctx) => {

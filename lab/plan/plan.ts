@@ -34,7 +34,7 @@ export function makePlan(lab: LabDefinition, seed = lab.seed): Plan {
   const cellsOf = (host: LabDefinition['hosts'][number]) =>
     enabledScenarios(lab).flatMap((scenario) => lab.mounts.map((mount) => ({ host, scenario, mount })));
   const trials: Trial[] = [];
-  for (let rep = 1; rep <= lab.repetitions; rep++) {
+  for (let rep = 1; rep <= lab.repetitions.max; rep++) {
     const groups = mode === 'serial' ? [lab.hosts.flatMap(cellsOf)] : lab.hosts.map(cellsOf);
     for (const cells of groups) {
       for (const { host, scenario, mount } of shuffled(cells, random)) {

@@ -2,7 +2,10 @@ import type { ScenarioAnalysis } from '../analyze/analysis.js';
 import { MIN_RUNS } from '../analyze/compare.js';
 import type { ComparisonRow } from '../analyze/comparisons.js';
 import { describe } from '../analyze/stats.js';
+import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../run/journal.js';
+import type { RunSummary } from '../run/runner.js';
+import type { StopReason } from '../run/stop-rule.js';
 import type { Sample } from '../run/trial.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import { formatBytes } from '../util/size.js';
@@ -140,6 +143,31 @@ function envSection(run: LoadedRun): string[] {
   return out;
 }
 
+const STOP_TEXT: Record<StopReason, string> = {
+  'fixed-count': 'the fixed count',
+  'target-ci-width': 'the target interval width was reached',
+  'max-repetitions': 'the maximum repetitions were reached before the target interval width',
+  budget: 'the time budget',
+  interrupted: 'an interruption',
+};
+
+/** "3 repetition(s)", or the stop rule and what ended the run. */
+function repetitionsText(r: LabDefinition['repetitions'] | number, summary: RunSummary | undefined): string {
+  if (typeof r === 'number' || (r.min === r.max && r.targetCiWidth === undefined && r.budgetMinutes === undefined)) {
+    return `${typeof r === 'number' ? r : r.max} repetition(s)`;
+  }
+  const rule = [
+    `${r.min}–${r.max} repetitions`,
+    r.targetCiWidth !== undefined ? `target interval width ${r.targetCiWidth}` : '',
+    r.budgetMinutes !== undefined ? `budget ${r.budgetMinutes} min` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (!summary) return `stop rule (${rule})`;
+  const widest = summary.widestInterval !== undefined ? `; widest interval ${fmt(summary.widestInterval)}` : '';
+  return `stop rule (${rule}): ran ${summary.repetitions}, ended by ${summary.stoppedBy ? STOP_TEXT[summary.stoppedBy] : '?'}${widest}`;
+}
+
 /** The run's report.md: per host and mount kind, medians with ranges, and the hosts' environment. */
 export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): string {
   const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
@@ -150,9 +178,9 @@ export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalys
   const out: string[] = [
     `# layerlab report: ${m.lab.name}`,
     '',
-    `Run \`${m.runId}\` · target \`${inventory?.target ?? '?'}\` · ${m.lab.repetitions} repetition(s) · trial order seed ${(m.plan as { seed?: number } | undefined)?.seed ?? m.lab.seed} (${(m.plan as { mode?: string } | undefined)?.mode ?? ''}) · git ${m.gitRevision ?? 'unknown'}`,
+    `Run \`${m.runId}\` · target \`${inventory?.target ?? '?'}\` · ${repetitionsText(m.lab.repetitions as LabDefinition['repetitions'], run.summary)} · trial order seed ${(m.plan as { seed?: number } | undefined)?.seed ?? m.lab.seed} (${(m.plan as { mode?: string } | undefined)?.mode ?? ''}) · git ${m.gitRevision ?? 'unknown'}`,
     '',
-    `Trials: ${done.length} done, ${failed.length} failed${run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : ''}${run.summary?.stoppedBy ? ` — stopped: ${run.summary.stoppedBy}` : ''}.`,
+    `Trials: ${done.length} done, ${failed.length} failed${run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : ''}${run.summary?.stoppedBy === 'interrupted' ? ' — **interrupted**' : ''}.`,
     '',
     'Each cell is the **median (min–max)** over repetitions; n counts the trials that produced the value.',
     'Bandwidth is fio `bw` in KiB/s (1 KiB = 1024 bytes); latency is completion latency (clat) in microseconds.',

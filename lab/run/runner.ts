@@ -14,7 +14,8 @@ import { envCommand, shellQuote } from '../util/shell.js';
 import { Journal } from './journal.js';
 import { Progress, say } from './progress.js';
 import { runFiles } from './run-dir.js';
-import { analyzeTrialDir, executeTrial, trialEnv } from './trial.js';
+import { type StopReason, stopAfter } from './stop-rule.js';
+import { type Sample, analyzeTrialDir, executeTrial, trialEnv } from './trial.js';
 
 export interface RunContext {
   runId: string;
@@ -38,7 +39,12 @@ export interface RunSummary {
   /** Seconds spent connecting, pushing guest files and capturing env, before the first trial. */
   setupSeconds: number;
   failures: { trial: string; host: string; reason: string }[];
-  stoppedBy?: string;
+  /** Repetitions completed. */
+  repetitions: number;
+  /** What ended the run: the fixed count, a stop-rule condition, or an interruption. */
+  stoppedBy?: StopReason;
+  /** Widest compared interval at the last stop-rule check. */
+  widestInterval?: number;
 }
 
 export async function connectHost(host: InventoryHost, log: HostLog, deadline: number): Promise<SshConnection> {
@@ -68,8 +74,10 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
     guestSeconds: 0,
     setupSeconds: 0,
     failures: [],
+    repetitions: 0,
   };
   const connections = new Map<string, SshConnection>();
+  const collected: Sample[] = [];
   try {
     // Connect, refresh guest files and capture each host's environment, in parallel.
     await Promise.all(
@@ -97,10 +105,7 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
     const progress = new Progress(ctx.plan.trials.length, expected, parallelism);
 
     const runOne = async (trial: Trial) => {
-      if (ctx.signal?.aborted) {
-        summary.skipped++;
-        return;
-      }
+      if (ctx.signal?.aborted) return;
       const conn = connections.get(trial.host) as SshConnection;
       const scenario = SCENARIOS[trial.scenario];
       const params = ctx.lab.scenarios[trial.scenario] as never;
@@ -117,6 +122,7 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
         const outcome = analyzeTrialDir(localDir, trial, ctx.runId);
         failures = outcome.failures;
         guestSeconds = outcome.guestSeconds;
+        collected.push(...outcome.samples);
         if (outcome.samples.length) {
           appendLineSync(files.samples, outcome.samples.map((s) => JSON.stringify(s)).join('\n'));
         }
@@ -139,16 +145,33 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
       }
     };
 
-    if (ctx.plan.mode === 'serial') {
-      for (const trial of ctx.plan.trials) await runOne(trial);
-    } else {
-      await Promise.all(
-        ctx.inventory.hosts.map(async (host) => {
-          for (const trial of ctx.plan.trials.filter((t) => t.host === host.name)) await runOne(trial);
-        }),
-      );
+    // Repetition by repetition, so that a stop rule can end the run between them.
+    const trialsStarted = Date.now();
+    for (let rep = 1; rep <= ctx.lab.repetitions.max; rep++) {
+      const trials = ctx.plan.trials.filter((t) => t.rep === rep);
+      if (ctx.plan.mode === 'serial') {
+        for (const trial of trials) await runOne(trial);
+      } else {
+        await Promise.all(
+          ctx.inventory.hosts.map(async (host) => {
+            for (const trial of trials.filter((t) => t.host === host.name)) await runOne(trial);
+          }),
+        );
+      }
+      if (ctx.signal?.aborted) {
+        summary.stoppedBy = 'interrupted';
+        break;
+      }
+      summary.repetitions = rep;
+      const decision = stopAfter(ctx.lab, rep, Date.now() - trialsStarted, collected);
+      if (decision.widest !== undefined) summary.widestInterval = decision.widest;
+      if (decision.stop) {
+        summary.stoppedBy = decision.reason;
+        if (rep < ctx.lab.repetitions.max) say(`stopping after repetition ${rep}: ${decision.reason}`);
+        break;
+      }
     }
-    if (ctx.signal?.aborted) summary.stoppedBy = 'interrupted';
+    summary.skipped = ctx.plan.trials.length - summary.done - summary.failed;
   } finally {
     for (const conn of connections.values()) conn.close();
     await Promise.all([...logs.values()].map((l) => l.close()));

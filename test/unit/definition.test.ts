@@ -45,7 +45,7 @@ describe('lab definition', () => {
   it('wrong types say what was expected and what was found', () => {
     assert.match(
       errorOf(good.replace('repetitions: 2', 'repetitions: "2"')),
-      /repetitions: expected number, got string "2"/,
+      /repetitions: expected a number of repetitions or a stop rule \{ min, max, targetCiWidth, budgetMinutes \}; got "2"/,
     );
   });
 
@@ -89,7 +89,32 @@ describe('lab definition', () => {
     );
   });
 
+  it('takes a stop rule and checks it', () => {
+    const lab = parseLabDefinition(
+      good.replace('repetitions: 2', 'repetitions: { min: 3, max: 10, targetCiWidth: 0.1 }'),
+      'x',
+    );
+    assert.deepEqual(lab.repetitions, { min: 3, max: 10, targetCiWidth: 0.1 });
+    assert.deepEqual(parseLabDefinition(good, 'x').repetitions, {
+      min: 2,
+      max: 2,
+      targetCiWidth: undefined,
+      budgetMinutes: undefined,
+    });
+    assert.match(
+      errorOf(good.replace('repetitions: 2', 'repetitions: { min: 5, max: 3 }')),
+      /repetitions\.max: max must be >= min/,
+    );
+    assert.match(
+      errorOf(good.replace('repetitions: 2', 'repetitions: { min: 3, max: 5, until: 1 }')),
+      /repetitions\.until: unknown key/,
+    );
+  });
+
   it('a missing required key is named', () => {
-    assert.match(errorOf(good.replace('repetitions: 2\n', '')), /repetitions: missing; expected number/);
+    assert.match(
+      errorOf(good.replace('repetitions: 2\n', '')),
+      /repetitions: missing; expected a number of repetitions or a stop rule/,
+    );
   });
 });

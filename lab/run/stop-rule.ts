@@ -1,0 +1,55 @@
+import { compareAll } from '../analyze/comparisons.js';
+import type { LabDefinition } from '../definition/schema.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import type { Sample } from './trial.js';
+
+export type StopReason = 'fixed-count' | 'target-ci-width' | 'max-repetitions' | 'budget' | 'interrupted';
+
+/**
+ * The widest 95% interval (hi − lo of the ratio of medians) over every pair
+ * the report compares; Infinity while any pair has too few runs or no ratio.
+ */
+export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): number {
+  let widest = 0;
+  const order = { hosts: lab.hosts.map((h) => h.name), mounts: lab.mounts };
+  for (const name of Object.keys(lab.scenarios) as ScenarioName[]) {
+    if (lab.scenarios[name] === undefined) continue;
+    const metrics = SCENARIOS[name].metrics.filter((m) => m.compare);
+    const rows = compareAll(
+      samples.filter((s) => s.scenario === name),
+      metrics,
+      order,
+    );
+    if (!rows.length) return Number.POSITIVE_INFINITY;
+    for (const { result } of rows) {
+      if (result.lo === undefined || result.hi === undefined) return Number.POSITIVE_INFINITY;
+      widest = Math.max(widest, result.hi - result.lo);
+    }
+  }
+  return widest;
+}
+
+/**
+ * After repetition `done`: stop, or go on? Fixed counts run to the end; a
+ * stop rule ends at max, at the time budget (when one more repetition would
+ * not fit), or once every interval is narrower than the target.
+ */
+export function stopAfter(
+  lab: LabDefinition,
+  done: number,
+  elapsedMs: number,
+  samples: readonly Sample[],
+): { stop: boolean; reason?: StopReason; widest?: number } {
+  const r = lab.repetitions;
+  if (done >= r.max)
+    return { stop: true, reason: r.min === r.max && !r.targetCiWidth ? 'fixed-count' : 'max-repetitions' };
+  if (done < r.min) return { stop: false };
+  if (r.budgetMinutes !== undefined && elapsedMs + elapsedMs / done > r.budgetMinutes * 60_000) {
+    return { stop: true, reason: 'budget' };
+  }
+  if (r.targetCiWidth !== undefined) {
+    const widest = widestInterval(lab, samples);
+    return widest < r.targetCiWidth ? { stop: true, reason: 'target-ci-width', widest } : { stop: false, widest };
+  }
+  return { stop: false };
+}
