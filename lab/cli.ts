@@ -9,6 +9,8 @@ import { run } from './commands/run.js';
 import { up } from './commands/up.js';
 import { loadLabDefinition } from './definition/load.js';
 import { LabError, UserError, errorMessage } from './errors.js';
+import { History } from './history/history.js';
+import { resultsRoot } from './paths.js';
 import { makePlan } from './plan/plan.js';
 import { say } from './run/progress.js';
 import { localDown } from './targets/local/local.js';
@@ -100,6 +102,27 @@ export function buildProgram(): Command {
     .argument('[run]', 'run id or run folder')
     .action(async (ref?: string) => {
       process.stdout.write(`${await report(resolveRunDir(ref))}\n`);
+    });
+
+  program
+    .command('history')
+    .description('list the runs recorded in results/history.sqlite')
+    .option('--lab <name>', 'only runs of this lab')
+    .action((opts: { lab?: string }) => {
+      const history = History.forResults(resultsRoot());
+      try {
+        const runs = history.runs(opts.lab);
+        process.stdout.write('run | lab | git | trials done/failed | samples | wall | ended by\n');
+        for (const r of runs) {
+          const wall = r.wall_seconds === null ? '?' : `${Math.round(r.wall_seconds)} s`;
+          process.stdout.write(
+            `${r.run_id} | ${r.lab} | ${r.git_revision ?? '?'} | ${r.done ?? '?'}/${r.failed ?? '?'} | ${r.samples} | ${wall} | ${r.stopped_by ?? '?'}\n`,
+          );
+        }
+        if (!runs.length) process.stdout.write('(no runs recorded yet)\n');
+      } finally {
+        history.close();
+      }
     });
 
   program

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
 import { UserError } from '../errors.js';
+import { History } from '../history/history.js';
 import { resultsRoot } from '../paths.js';
 import type { Plan } from '../plan/plan.js';
 import { samplesCsv } from '../report/csv.js';
@@ -34,7 +35,8 @@ export function resolveRunDir(ref: string | undefined): string {
 /**
  * Rebuilds a run's derived files from its raw trial folders: the parsers run
  * again (an improved parser re-reads old runs), then samples.ndjson,
- * samples.csv and report.md are rewritten atomically. Raw files are never touched.
+ * samples.csv, report.md and report.html are rewritten atomically and the
+ * run's rows in results/history.sqlite replaced. Raw files are never touched.
  */
 export async function report(runDir: string): Promise<string> {
   const files = runFiles(runDir);
@@ -56,5 +58,11 @@ export async function report(runDir: string): Promise<string> {
   const markdown = renderMarkdown(run, analysis);
   await writeFileAtomic(files.report, markdown);
   await writeFileAtomic(files.html, await renderHtml(run, analysis, markdown));
+  const history = History.forResults(dirname(runDir));
+  try {
+    history.record(run);
+  } finally {
+    history.close();
+  }
   return files.report;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SshConnection } from '../../lab/ssh/transport.ts';
 import { HostLog } from '../../lab/util/log.ts';
@@ -176,6 +176,9 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     const csv = readFileSync(join(runDir, 'samples.csv'), 'utf8').trim().split('\n');
     assert.equal(csv.length, 1 + 6 * 4 * 5);
     assert.match(csv[0] ?? '', /^run,host,profile,scenario,mount,rep,trial,metric,value,unit,timestamp,direction,job$/);
+    const history = await layerlab('history', '--lab', LAB);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, new RegExp(`${basename(runDir)} \\| ${LAB} \\| .* \\| 6/0 \\| 120 \\|`));
     const report = readFileSync(join(runDir, 'report.md'), 'utf8');
     assert.match(report, /### Comparisons/);
     assert.match(report, /not enough runs \(n = 1 vs 1; need 3\)/, 'one repetition claims nothing');

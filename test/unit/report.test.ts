@@ -161,3 +161,22 @@ describe('compare two runs', () => {
     assert.match(formatDeltas('old', 'slower', deltas), /\*\*REGRESSION\*\* new is 29% lower — worse/);
   });
 });
+
+describe('history', () => {
+  it('records a run once (re-recording replaces it) and lists runs per lab', async () => {
+    const { History } = await import('../../lab/history/history.ts');
+    const history = new History(join(dir, 'history.sqlite'));
+    try {
+      const run = loadRun(dir);
+      history.record(run);
+      history.record(run);
+      const runs = history.runs();
+      assert.equal(runs.length, 1);
+      assert.equal(runs[0]?.run_id, 'r-demo');
+      assert.equal(runs[0]?.samples, 2 * 2 * 3 * 3);
+      assert.deepEqual(history.runs('other-lab'), []);
+    } finally {
+      history.close();
+    }
+  });
+});
