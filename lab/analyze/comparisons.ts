@@ -1,29 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Sample } from '../run/trial.js';
+import { type Sample, scenarioLabels } from '../run/trial.js';
 import type { MetricSpec } from '../scenarios/types.js';
 import { type MedianDistribution, medianDistribution } from './bootstrap.js';
 import { type Comparison, compareDistributions } from './compare.js';
 
-/** Core labels of a sample; every other label (fio: job, direction) names a series. */
-const CORE = new Set([
-  'run',
-  'host',
-  'profile',
-  'scenario',
-  'mount',
-  'rep',
-  'trial',
-  'metric',
-  'value',
-  'unit',
-  'timestamp',
-]);
-
+/** The series a sample belongs to: its scenario labels joined (fio: "randread/read"). */
 export function seriesOf(sample: Sample): string {
-  // Labels in the order the parser wrote them (fio: job, then direction).
-  return Object.keys(sample)
-    .filter((k) => !CORE.has(k))
-    .map((k) => String(sample[k]))
+  return scenarioLabels(sample)
+    .map(([, value]) => String(value))
     .join('/');
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { LoadedRun } from '../report/load-run.js';
+import { scenarioLabels } from '../run/trial.js';
 
 /**
  * Run history: every run's samples in one SQLite database under results/,
@@ -48,19 +49,6 @@ export class History {
       gitRevision?: string;
       inventory?: { target?: string };
     };
-    const core = new Set([
-      'run',
-      'host',
-      'profile',
-      'scenario',
-      'mount',
-      'rep',
-      'trial',
-      'metric',
-      'value',
-      'unit',
-      'timestamp',
-    ]);
     const insertRun = this.db.prepare(
       'INSERT INTO runs VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by)',
     );
@@ -81,7 +69,7 @@ export class History {
         stopped_by: run.summary?.stoppedBy ?? null,
       });
       for (const s of run.samples) {
-        const labels = Object.fromEntries(Object.entries(s).filter(([k]) => !core.has(k)));
+        const labels = Object.fromEntries(scenarioLabels(s));
         insertSample.run(
           m.runId,
           s.host,

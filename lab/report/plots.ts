@@ -39,7 +39,39 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec, mounts:
     const cell = `${v.series}/${v.host}/${v.mount}`;
     perCell.set(cell, (perCell.get(cell) ?? 0) + 1);
   }
-  if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) return boxSpec(values, metric, mounts);
+  const cell = cellEncoding(metric, mounts);
+  if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) {
+    return facetByJob(values, { mark: { type: 'boxplot', extent: 1.5 }, encoding: cell });
+  }
+  return facetByJob(values, {
+    layer: [
+      {
+        mark: { type: 'point', filled: true, opacity: 0.7, size: 40 },
+        encoding: {
+          ...cell,
+          tooltip: [{ field: 'host' }, { field: 'mount' }, { field: 'rep' }, { field: 'value', format: '.4~s' }],
+        },
+      },
+      {
+        mark: { type: 'tick', thickness: 2, size: 14 },
+        encoding: { ...cell, y: { ...cell.y, aggregate: 'median' } },
+      },
+    ],
+  });
+}
+
+/** Position and colour of one configuration (host × mount) in a job's panel. */
+function cellEncoding(metric: MetricSpec, mounts: readonly string[]) {
+  return {
+    x: { field: 'mount', type: 'nominal', title: null, sort: [...mounts] },
+    xOffset: { field: 'host', type: 'nominal' },
+    y: { field: 'value', type: 'quantitative', title: `${metric.name} (${metric.unit})`, scale: { zero: false } },
+    color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
+  } as const;
+}
+
+/** One panel per series (fio job), in the order the parser wrote them. */
+function facetByJob(values: { series: string }[], inner: Record<string, unknown>): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     ...font,
@@ -49,37 +81,8 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec, mounts:
     },
     // Each job on its own scale: sequential MB/s would flatten random KB/s to a line.
     resolve: { scale: { y: 'independent' } },
-    spec: {
-      width: 170,
-      height: 180,
-      layer: [
-        {
-          mark: { type: 'point', filled: true, opacity: 0.7, size: 40 },
-          encoding: {
-            x: { field: 'mount', type: 'nominal', title: null, sort: [...mounts] },
-            xOffset: { field: 'host', type: 'nominal' },
-            y: {
-              field: 'value',
-              type: 'quantitative',
-              title: `${metric.name} (${metric.unit})`,
-              scale: { zero: false },
-            },
-            color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
-            tooltip: [{ field: 'host' }, { field: 'mount' }, { field: 'rep' }, { field: 'value', format: '.4~s' }],
-          },
-        },
-        {
-          mark: { type: 'tick', thickness: 2, size: 14 },
-          encoding: {
-            x: { field: 'mount', type: 'nominal', sort: [...mounts] },
-            xOffset: { field: 'host', type: 'nominal' },
-            y: { aggregate: 'median', field: 'value', type: 'quantitative' },
-            color: { field: 'host', type: 'nominal' },
-          },
-        },
-      ],
-    },
-  };
+    spec: { width: 170, height: 180, ...inner },
+  } as TopLevelSpec;
 }
 
 /** Ratios A/B with their 95% intervals; the rule at 1 is "no difference". */
@@ -135,29 +138,5 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
         },
       },
     ],
-  };
-}
-
-function boxSpec(values: { series: string }[], metric: MetricSpec, mounts: readonly string[]): TopLevelSpec {
-  return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    ...font,
-    data: { values },
-    facet: {
-      column: { field: 'series', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.series))] },
-    },
-    // Each job on its own scale: sequential MB/s would flatten random KB/s to a line.
-    resolve: { scale: { y: 'independent' } },
-    spec: {
-      width: 170,
-      height: 180,
-      mark: { type: 'boxplot', extent: 1.5 },
-      encoding: {
-        x: { field: 'mount', type: 'nominal', title: null, sort: [...mounts] },
-        xOffset: { field: 'host', type: 'nominal' },
-        y: { field: 'value', type: 'quantitative', title: `${metric.name} (${metric.unit})`, scale: { zero: false } },
-        color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
-      },
-    },
   };
 }

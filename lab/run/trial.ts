@@ -8,6 +8,27 @@ import type { ParseResult } from '../scenarios/types.js';
 import type { SshConnection } from '../ssh/transport.js';
 import { envCommand } from '../util/shell.js';
 
+/** The labels every sample has; any other key is a scenario label (fio: job, direction). */
+export const CORE_LABELS = [
+  'run',
+  'host',
+  'profile',
+  'scenario',
+  'mount',
+  'rep',
+  'trial',
+  'metric',
+  'value',
+  'unit',
+  'timestamp',
+] as const;
+const CORE_SET = new Set<string>(CORE_LABELS);
+
+/** A sample's scenario labels, in the order the parser wrote them. */
+export function scenarioLabels(sample: Sample): [string, string | number][] {
+  return Object.entries(sample).filter(([key]) => !CORE_SET.has(key));
+}
+
 /** One line of samples.ndjson. */
 export interface Sample {
   run: string;
