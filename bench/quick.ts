@@ -9,7 +9,7 @@
  * Usage: npm run bench [-- labs/other.yaml] [--up-only]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -87,7 +87,10 @@ try {
 
   async function allRows(): Promise<void> {
     const all = must('all', await layerlab('all', '--lab', labFile));
-    const runId = readdirSync(env.LAYERLAB_RESULTS).sort().pop() as string;
+    const runId = readdirSync(env.LAYERLAB_RESULTS)
+      .filter((d) => existsSync(join(env.LAYERLAB_RESULTS, d, 'summary.json')))
+      .sort()
+      .pop() as string;
     const summary = JSON.parse(readFileSync(join(env.LAYERLAB_RESULTS, runId, 'summary.json'), 'utf8'));
     const overhead = (summary.wallSeconds - summary.guestSeconds) / summary.wallSeconds;
     const peakMB = Math.max(all.peakRssKiB, upTwo.peakRssKiB) / 1024;

@@ -128,8 +128,10 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
   it('run executes every trial and collects raw fio JSON, meta and env', async () => {
     const r = await layerlab('run', '--lab', labFile);
     assert.equal(r.code, 0, r.stderr);
-    const runs = readdirSync(resultsDir);
+    // Run folders, beside results/history.sqlite.
+    const runs = readdirSync(resultsDir).filter((d) => existsSync(join(resultsDir, d, 'manifest.json')));
     assert.equal(runs.length, 1);
+    assert.ok(existsSync(join(resultsDir, 'history.sqlite')));
     runDir = join(resultsDir, runs[0] as string);
     for (const f of ['manifest.json', 'plan.json', 'journal.ndjson', 'samples.ndjson', 'summary.json', 'report.md']) {
       assert.ok(existsSync(join(runDir, f)), f);
