@@ -7,7 +7,7 @@ import { Journal } from '../run/journal.js';
 import type { RunSummary } from '../run/runner.js';
 import type { StopReason } from '../run/stop-rule.js';
 import type { Sample } from '../run/trial.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import { SCENARIOS } from '../scenarios/index.js';
 import { formatBytes } from '../util/size.js';
 import { formatDuration } from '../util/time.js';
 import type { LoadedRun } from './load-run.js';

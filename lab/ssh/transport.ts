@@ -210,12 +210,10 @@ export class SshConnection {
     return this.run(command, { stdin: createReadStream(localPath), timeoutMs });
   }
 
-  /** Pulls a remote directory as one tar stream, unpacked safely into `localDir`. */
-  pullDir(remoteDir: string, localDir: string): Promise<string[]> {
-    return this.pullCommand(`tar -cf - -C ${shellQuote(remoteDir)} .`, localDir);
-  }
-
-  /** Runs a command whose stdout is a tar stream, unpacked safely into `localDir`. */
+  /**
+   * Runs a command whose stdout is a tar stream (e.g. `tar -cf - -C dir .`),
+   * unpacked safely into `localDir`: how trials and env folders come back.
+   */
   async pullCommand(command: string, localDir: string, timeoutMs?: number): Promise<string[]> {
     const sink = new PassThrough();
     const extracting = extractSafely(sink, localDir);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostDefinition, LabDefinition } from '../../definition/schema.js';
 import { LabError, errorMessage } from '../../errors.js';
@@ -107,7 +107,7 @@ export async function localUp(
   lab: LabDefinition,
   labFile: string,
   hooks: LocalUpHooks,
-): Promise<{ inventory: Inventory; store: LocalStateStore; booted: string[] }> {
+): Promise<{ inventory: Inventory; store: LocalStateStore }> {
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
   const image = await ensureGuestImage(hooks.log, () => hooks.progress('building the guest image (once; ~1-2 min)'));
   store.state.imageKey = image.key;
@@ -116,7 +116,6 @@ export async function localUp(
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
-  const booted: string[] = [];
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
@@ -124,7 +123,6 @@ export async function localUp(
       if (existing?.pid) await stopVm(existing.dir, existing.pid, 0);
       const log = hooks.hostLog(host.name);
       const state = await bootHost(store, host, image, accel, log).finally(() => log.close());
-      booted.push(host.name);
       hooks.progress(`${host.name}: booting (${accel}, ssh 127.0.0.1:${state.port})`);
       return state;
     }),
@@ -137,7 +135,6 @@ export async function localUp(
       hosts: lab.hosts.map((h) => inventoryHost(store.state.hosts[h.name] as LocalHostState)),
     },
     store,
-    booted,
   };
 }
 
@@ -183,12 +180,4 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
   }
   await rm(dir, { recursive: true, force: true });
   return reports;
-}
-
-export async function readPrivateKey(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new LabError(`cannot read private key ${path}: ${errorMessage(err)}`);
-  }
 }
