@@ -30,77 +30,83 @@ function pairs<T>(items: readonly T[]): [T, T][] {
   return out;
 }
 
+/** One configuration's values of one metric: scenario, host, mount kind, series. */
+export interface Cell {
+  scenario: string;
+  host: string;
+  mount: string;
+  series: string;
+  metric: string;
+}
+
+export function cellKey(c: Cell): string {
+  return [c.scenario, c.host, c.mount, c.series, c.metric].join('\0');
+}
+
+/** Samples grouped into cells (the first sample of each kept for its labels). */
+export function groupCells(samples: readonly Sample[]): Map<string, { sample: Sample; values: number[] }> {
+  const cells = new Map<string, { sample: Sample; values: number[] }>();
+  for (const s of samples) {
+    const key = cellKey({ ...s, series: seriesOf(s) });
+    const cell = cells.get(key);
+    if (cell) cell.values.push(s.value);
+    else cells.set(key, { sample: s, values: [s.value] });
+  }
+  return cells;
+}
+
 /**
  * Every pair of mount kinds on the same host and every pair of hosts
- * (profiles) on the same mount kind, for each series and the given metrics.
+ * (profiles) on the same mount kind, for each series and the given metrics
+ * (samples of one scenario).
  */
 export function compareAll(
   samples: readonly Sample[],
   metrics: readonly MetricSpec[],
   order: { hosts: readonly string[]; mounts: readonly string[] },
 ): ComparisonRow[] {
-  const values = new Map<string, number[]>();
-  const series = new Set<string>();
-  for (const s of samples) {
-    const key = `${s.host}\0${s.mount}\0${seriesOf(s)}\0${s.metric}`;
-    series.add(seriesOf(s));
-    const list = values.get(key);
-    if (list) list.push(s.value);
-    else values.set(key, [s.value]);
-  }
-  const get = (host: string, mount: string, ser: string, metric: string) =>
-    values.get(`${host}\0${mount}\0${ser}\0${metric}`) ?? [];
+  const cells = groupCells(samples);
+  const scenario = samples[0]?.scenario ?? '';
+  const series = [...new Set(samples.map(seriesOf))];
+  const valuesOf = (c: Cell) => cells.get(cellKey(c))?.values ?? [];
   // A cell's bootstrap distribution is computed once, seeded by the cell's
   // name (order-independent), and reused by every comparison it is part of.
   const distributions = new Map<string, MedianDistribution>();
-  const dist = (host: string, mount: string, ser: string, metric: string) => () => {
-    const key = `${host}\0${mount}\0${ser}\0${metric}`;
+  const distributionOf = (c: Cell) => () => {
+    const key = cellKey(c);
     let d = distributions.get(key);
     if (!d) {
-      const seed = createHash('sha256').update(key).digest().readUInt32LE(0);
-      d = medianDistribution(values.get(key) ?? [], 2000, seed);
+      const seedName = [c.host, c.mount, c.series, c.metric].join('\0');
+      const seed = createHash('sha256').update(seedName).digest().readUInt32LE(0);
+      d = medianDistribution(valuesOf(c), 2000, seed);
       distributions.set(key, d);
     }
     return d;
   };
-  const cmp = (h1: string, m1: string, h2: string, m2: string, ser: string, metric: MetricSpec) =>
-    compareDistributions(
-      get(h1, m1, ser, metric.name),
-      get(h2, m2, ser, metric.name),
-      dist(h1, m1, ser, metric.name),
-      dist(h2, m2, ser, metric.name),
-      metric.better,
-    );
   const rows: ComparisonRow[] = [];
+  const add = (
+    axis: ComparisonRow['axis'],
+    within: string,
+    a: string,
+    b: string,
+    cellA: Cell,
+    cellB: Cell,
+    metric: MetricSpec,
+  ) => {
+    const va = valuesOf(cellA);
+    const vb = valuesOf(cellB);
+    if (!va.length && !vb.length) return;
+    const result = compareDistributions(va, vb, distributionOf(cellA), distributionOf(cellB), metric.better);
+    rows.push({ axis, within, a, b, series: cellA.series, metric, result });
+  };
   for (const ser of series) {
     for (const metric of metrics) {
+      const cell = (host: string, mount: string): Cell => ({ scenario, host, mount, series: ser, metric: metric.name });
       for (const host of order.hosts) {
-        for (const [a, b] of pairs(order.mounts)) {
-          if (!get(host, a, ser, metric.name).length && !get(host, b, ser, metric.name).length) continue;
-          rows.push({
-            axis: 'mount',
-            within: host,
-            a,
-            b,
-            series: ser,
-            metric,
-            result: cmp(host, a, host, b, ser, metric),
-          });
-        }
+        for (const [a, b] of pairs(order.mounts)) add('mount', host, a, b, cell(host, a), cell(host, b), metric);
       }
       for (const mount of order.mounts) {
-        for (const [a, b] of pairs(order.hosts)) {
-          if (!get(a, mount, ser, metric.name).length && !get(b, mount, ser, metric.name).length) continue;
-          rows.push({
-            axis: 'profile',
-            within: mount,
-            a,
-            b,
-            series: ser,
-            metric,
-            result: cmp(a, mount, b, mount, ser, metric),
-          });
-        }
+        for (const [a, b] of pairs(order.hosts)) add('profile', mount, a, b, cell(a, mount), cell(b, mount), metric);
       }
     }
   }

@@ -1,7 +1,6 @@
 import { type Comparison, compare } from '../analyze/compare.js';
-import { seriesOf } from '../analyze/comparisons.js';
+import { groupCells, seriesOf } from '../analyze/comparisons.js';
 import { loadRun } from '../report/load-run.js';
-import type { Sample } from '../run/trial.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import type { MetricSpec } from '../scenarios/types.js';
 
@@ -16,17 +15,6 @@ export interface RunDelta {
   kind: 'regression' | 'improvement' | 'no-difference' | 'not-enough-runs' | 'undefined';
 }
 
-function cells(samples: readonly Sample[]): Map<string, { sample: Sample; values: number[] }> {
-  const map = new Map<string, { sample: Sample; values: number[] }>();
-  for (const s of samples) {
-    const key = [s.scenario, s.host, s.mount, seriesOf(s), s.metric].join(' ');
-    const cell = map.get(key);
-    if (cell) cell.values.push(s.value);
-    else map.set(key, { sample: s, values: [s.value] });
-  }
-  return map;
-}
-
 /**
  * Compares a newer run with an older one, cell by cell (same host, mount,
  * series and metric), with the same interval logic as the report: a
@@ -34,8 +22,8 @@ function cells(samples: readonly Sample[]): Map<string, { sample: Sample; values
  * the ratio new/old excludes 1.
  */
 export function compareRuns(oldDir: string, newDir: string): RunDelta[] {
-  const before = cells(loadRun(oldDir).samples);
-  const after = cells(loadRun(newDir).samples);
+  const before = groupCells(loadRun(oldDir).samples);
+  const after = groupCells(loadRun(newDir).samples);
   const deltas: RunDelta[] = [];
   for (const [key, now] of after) {
     const then = before.get(key);
