@@ -66,6 +66,17 @@ ll_profile_begin() {
   mkdir -p "$LL_STATE"
 }
 
+# Mounts the freshly made filesystem on $LL_DISK (type $1) at /var/lib/docker,
+# by UUID in fstab so that it survives a reboot.
+ll_mount_docker_disk() {
+  local fstype="$1" uuid
+  mkdir -p /var/lib/docker
+  uuid="$(blkid -s UUID -o value "$LL_DISK")"
+  sed -i '\|[[:space:]]/var/lib/docker[[:space:]]|d' /etc/fstab
+  echo "UUID=$uuid /var/lib/docker $fstype defaults 0 0" >> /etc/fstab
+  mount /var/lib/docker
+}
+
 # Writes daemon.json and starts dockerd. $1 driver, $2 JSON array of storage opts.
 ll_docker_start() {
   local driver="$1" opts="$2"

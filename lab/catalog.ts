@@ -4,9 +4,19 @@
  * targets, guest scripts and reports all read them from here.
  */
 
+export const TARGET_KINDS = ['local', 'aws', 'static'] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
+
+/** Machine images the cloud program knows (infra/aws/ami.ts maps them to AMIs). */
+export type BaseImage = 'debian-12' | 'flatcar';
+
 export interface ProfileSpec {
   /** Docker storage driver the profile configures. */
   storageDriver: string;
+  /** Targets that can provide a host for it (static: whoever owns the machine decides). */
+  targets: readonly TargetKind[];
+  /** OS image a cloud host of this profile boots. */
+  image: BaseImage;
   /** Script under guest/profiles/ that applies it on a host. */
   script: string;
   /** Seed article the profile comes from. */
@@ -17,15 +27,45 @@ export interface ProfileSpec {
 export const PROFILES = {
   'overlay2-xfs': {
     storageDriver: 'overlay2',
+    targets: ['local', 'aws', 'static'],
+    image: 'debian-12',
     script: 'profiles/overlay2-xfs.sh',
     seed: '004',
     description: 'data disk mkfs.xfs -n ftype=1, mounted at /var/lib/docker, overlay2',
   },
+  'overlay2-ext4': {
+    storageDriver: 'overlay2',
+    targets: ['local', 'aws', 'static'],
+    image: 'debian-12',
+    script: 'profiles/overlay2-ext4.sh',
+    seed: '003',
+    description: 'data disk mkfs.ext4, mounted at /var/lib/docker, overlay2',
+  },
   'devicemapper-lvm': {
     storageDriver: 'devicemapper',
+    targets: ['local', 'aws', 'static'],
+    image: 'debian-12',
     script: 'profiles/devicemapper-lvm.sh',
     seed: '004',
     description: 'direct-lvm thin pool on the data disk (dm.directlvm_device); /var/lib/docker on the root disk',
+  },
+  btrfs: {
+    storageDriver: 'btrfs',
+    targets: ['local', 'aws', 'static'],
+    image: 'debian-12',
+    script: 'profiles/btrfs.sh',
+    seed: '-',
+    description: 'data disk mkfs.btrfs, mounted at /var/lib/docker, btrfs driver',
+  },
+  flatcar: {
+    storageDriver: 'overlay2',
+    // A container-optimized OS is a different machine image, not a disk layout:
+    // the local target boots only its Debian guest image.
+    targets: ['aws', 'static'],
+    image: 'flatcar',
+    script: 'profiles/flatcar.sh',
+    seed: '002',
+    description: 'Flatcar Container Linux (Ignition-configured), its Docker with overlay2 on an ext4 data disk',
   },
 } as const satisfies Record<string, ProfileSpec>;
 
@@ -44,6 +84,3 @@ export const MOUNT_KINDS = {
 
 export type MountKind = keyof typeof MOUNT_KINDS;
 export const MOUNT_KIND_NAMES = Object.keys(MOUNT_KINDS) as [MountKind, ...MountKind[]];
-
-export const TARGET_KINDS = ['local', 'static'] as const;
-export type TargetKind = (typeof TARGET_KINDS)[number];

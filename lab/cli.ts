@@ -1,14 +1,17 @@
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { downLab, upRunDown } from './commands/all.js';
 import { compareRuns, formatDeltas } from './commands/compare.js';
-import { requireLab } from './commands/context.js';
+import { type LabCliOptions, type LoadedLab, downHint, requireLab } from './commands/context.js';
 import { installMissing, printChecks, runChecks } from './commands/doctor.js';
 import { parseCommand } from './commands/parse.js';
 import { report, resolveRunDir } from './commands/report.js';
 import { run } from './commands/run.js';
+import { aaLab, writeSelftest } from './commands/selftest.js';
+import { type SweepOptions, sweep } from './commands/sweep.js';
 import { up } from './commands/up.js';
 import { loadLabDefinition } from './definition/load.js';
-import { LabError, UserError, errorMessage } from './errors.js';
+import { UserError, errorMessage } from './errors.js';
 import { History } from './history/history.js';
 import { resultsRoot } from './paths.js';
 import { makePlan } from './plan/plan.js';
@@ -20,7 +23,7 @@ import { labStateDir } from './targets/local/state.js';
  * Ctrl-C / SIGTERM: the first asks the run to stop after the current trial
  * (and `all` still tears down); the second exits at once and says what may be left.
  */
-function installInterruptHandler(labName: string): AbortController {
+function installInterruptHandler(loaded: LoadedLab): AbortController {
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (!controller.signal.aborted) {
@@ -29,7 +32,7 @@ function installInterruptHandler(labName: string): AbortController {
       return;
     }
     say(
-      `${sig} again: exiting now. VMs or disks of lab ${labName} may be left in ${labStateDir(labName)}; remove them with \`layerlab down --name ${labName}\``,
+      `${sig} again: exiting now. Hosts of lab ${loaded.lab.name} may be left (state in ${labStateDir(loaded.lab.name)}); remove them with \`${downHint(loaded)}\``,
     );
     process.exit(130);
   };
@@ -38,11 +41,13 @@ function installInterruptHandler(labName: string): AbortController {
   return controller;
 }
 
-async function downLab(name: string): Promise<void> {
-  say(`tearing down lab ${name}`);
-  const reports = await localDown(name);
-  for (const r of reports) say(`${r.host}: ${r.outcome}`);
-  say(`lab ${name} is down; its state directory is removed`);
+/** Where the hosts come from; the lab definition's target.kind unless overridden. */
+function targetOptions(command: Command): Command {
+  return command
+    .option('--target <kind>', 'local | aws | static (default: target.kind of the lab definition)')
+    .option('--inventory <file>', 'existing machines (hosts.yaml); implies --target static')
+    .option('--stack <name>', 'aws: the Pulumi stack (default: the lab name)')
+    .option('--ssh-cidr <cidr...>', 'aws: address(es) allowed to reach SSH, e.g. 203.0.113.7/32');
 }
 
 export function buildProgram(): Command {
@@ -74,27 +79,30 @@ export function buildProgram(): Command {
       if (checks.some((c) => !c.ok && !c.optional)) process.exitCode = 2;
     });
 
-  program
-    .command('up')
-    .description('boot and prepare the hosts of a lab')
-    .requiredOption('--lab <file>', 'lab definition')
-    .action(async (opts: { lab: string }) => {
-      const { lab, file } = await requireLab(opts.lab);
-      await up(lab, file);
-    });
+  targetOptions(
+    program
+      .command('up')
+      .description('create (or find) and prepare the hosts of a lab')
+      .requiredOption('--lab <file>', 'lab definition'),
+  ).action(async (opts: LabCliOptions) => {
+    const { lab, file, targetOptions } = await requireLab(opts);
+    await up(lab, file, targetOptions);
+  });
 
-  program
-    .command('run')
-    .description('run the trial matrix on a lab that is up, into results/<run-id>/')
-    .requiredOption('--lab <file>', 'lab definition')
-    .action(async (opts: { lab: string }) => {
-      const { lab, file } = await requireLab(opts.lab);
-      const controller = installInterruptHandler(lab.name);
-      const result = await run(lab, file, controller.signal);
-      const path = await report(result.dir);
-      process.stdout.write(`${path}\n`);
-      if (result.summary.failed || result.summary.stoppedBy === 'interrupted') process.exitCode = 1;
-    });
+  targetOptions(
+    program
+      .command('run')
+      .description('run the trial matrix on a lab that is up, into results/<run-id>/')
+      .requiredOption('--lab <file>', 'lab definition'),
+  ).action(async (opts: LabCliOptions) => {
+    const loaded = await requireLab(opts);
+    const { lab, file } = loaded;
+    const controller = installInterruptHandler(loaded);
+    const result = await run(lab, file, controller.signal, loaded.targetOptions);
+    const path = await report(result.dir);
+    process.stdout.write(`${path}\n`);
+    if (result.summary.failed || result.summary.stoppedBy === 'interrupted') process.exitCode = 1;
+  });
 
   program
     .command('report')
@@ -138,44 +146,66 @@ export function buildProgram(): Command {
       if (deltas.some((d) => d.kind === 'regression')) process.exitCode = 1;
     });
 
-  program
-    .command('down')
-    .description('power off and delete every VM and disk of a lab')
-    .option('--lab <file>', 'lab definition')
-    .option('--name <lab>', 'lab name (when the definition file is gone)')
-    .action(async (opts: { lab?: string; name?: string }) => {
-      const name = opts.name ?? (await requireLab(opts.lab)).lab.name;
-      await downLab(name);
-    });
+  targetOptions(
+    program
+      .command('down')
+      .description('remove what layerlab created for a lab (local: VMs and disks; aws: the stack; static: its files)')
+      .option('--lab <file>', 'lab definition')
+      .option('--name <lab>', 'local lab name (when the definition file is gone)'),
+  ).action(async (opts: LabCliOptions & { name?: string }) => {
+    if (opts.name && !opts.lab) {
+      say(`tearing down local lab ${opts.name}`);
+      for (const r of await localDown(opts.name)) say(`${r.host}: ${r.outcome}`);
+      say(`lab ${opts.name} is down; its state directory is removed`);
+      return;
+    }
+    await downLab(await requireLab(opts));
+  });
+
+  targetOptions(
+    program
+      .command('all')
+      .description('up, run, report and down; down always happens unless --keep')
+      .requiredOption('--lab <file>', 'lab definition')
+      .option('--keep', 'leave the lab up afterwards'),
+  ).action(async (opts: LabCliOptions & { keep?: boolean }) => {
+    const loaded = await requireLab(opts);
+    const controller = installInterruptHandler(loaded);
+    const result = await upRunDown(loaded, { keep: opts.keep, signal: controller.signal });
+    if (result.reportPath) process.stdout.write(`report: ${result.reportPath}\n`);
+    if (result.failed) process.exitCode = 1;
+  });
+
+  targetOptions(
+    program
+      .command('selftest')
+      .description("A/A check: the lab's first host twice, identical; how often do the verdicts claim a difference?")
+      .requiredOption('--lab <file>', 'lab definition (its first host, scenarios, mounts and repetitions)')
+      .option('--keep', 'leave the two hosts up afterwards'),
+  ).action(async (opts: LabCliOptions & { keep?: boolean }) => {
+    const loaded = await requireLab(opts);
+    const aa = { ...loaded, lab: aaLab(loaded.lab) };
+    const controller = installInterruptHandler(aa);
+    const result = await upRunDown(aa, { keep: opts.keep, signal: controller.signal });
+    if (!result.runDir) {
+      process.exitCode = 1;
+      return;
+    }
+    const verdict = await writeSelftest(result.runDir);
+    process.stdout.write(`${verdict.summary}\nselftest: ${verdict.path}\n`);
+    if (result.failed || verdict.tooNoisy) process.exitCode = 1;
+  });
 
   program
-    .command('all')
-    .description('up, run, report and down; down always happens unless --keep')
-    .requiredOption('--lab <file>', 'lab definition')
-    .option('--keep', 'leave the lab up afterwards')
-    .action(async (opts: { lab: string; keep?: boolean }) => {
-      const { lab, file } = await requireLab(opts.lab);
-      const controller = installInterruptHandler(lab.name);
-      let reportPath: string | undefined;
-      let failed = false;
-      try {
-        await up(lab, file);
-        if (controller.signal.aborted) throw new LabError('interrupted before the run started');
-        const result = await run(lab, file, controller.signal);
-        reportPath = await report(result.dir);
-        failed = result.summary.failed > 0 || result.summary.stoppedBy === 'interrupted';
-      } finally {
-        if (!opts.keep) {
-          try {
-            await downLab(lab.name);
-          } catch (err) {
-            say(`teardown failed: ${errorMessage(err)}; run \`layerlab down --name ${lab.name}\``);
-            process.exitCode = 1;
-          }
-        } else say(`lab ${lab.name} left up (--keep); \`layerlab down --lab ${file}\` removes it`);
-      }
-      if (reportPath) process.stdout.write(`report: ${reportPath}\n`);
-      if (failed) process.exitCode = 1;
+    .command('sweep')
+    .description(
+      'remove leftovers: local labs whose owner died or whose VMs are dead; cloud stacks past their expiry tag',
+    )
+    .option('--dry-run', 'list what would be removed; remove nothing')
+    .option('--local', 'only local labs')
+    .option('--cloud', 'only cloud stacks (needs the Pulumi CLI)')
+    .action(async (opts: SweepOptions) => {
+      if ((await sweep(opts)) > 0) process.exitCode = 1;
     });
 
   program

@@ -12,6 +12,11 @@ export function stateRoot(): string {
   return resolve(process.env.LAYERLAB_HOME ?? '.layerlab');
 }
 
+/** One lab's state: VMs, disks and keys (local), the saved inventory (aws), logs. */
+export function labStateDir(lab: string): string {
+  return join(stateRoot(), 'labs', lab);
+}
+
 export function resultsRoot(): string {
   return resolve(process.env.LAYERLAB_RESULTS ?? 'results');
 }

@@ -7,11 +7,12 @@ import { makePlan } from '../plan/plan.js';
 import { say } from '../run/progress.js';
 import { createRunDir, runFiles } from '../run/run-dir.js';
 import { type RunSummary, executeRun } from '../run/runner.js';
-import { localInventory } from '../targets/local/local.js';
+import type { TargetOptions } from '../targets/driver.js';
 import { publicInventory } from '../targets/types.js';
 import { toolImageTag } from '../toolimages/toolimages.js';
 import { writeJson } from '../util/files.js';
-import { toolImageNames } from './up.js';
+import { labLog } from './context.js';
+import { buildToolImages, driverFor, prepareHosts, toolImageNames } from './up.js';
 
 function gitRevision(): string {
   try {
@@ -50,8 +51,22 @@ export interface RunResult {
 }
 
 /** Runs the lab's plan on hosts that are up, into a new results folder. */
-export async function run(lab: LabDefinition, labFile: string, signal?: AbortSignal): Promise<RunResult> {
-  const inventory = localInventory(lab);
+export async function run(
+  lab: LabDefinition,
+  labFile: string,
+  signal?: AbortSignal,
+  opts: TargetOptions = {},
+): Promise<RunResult> {
+  const attached = await driverFor(lab).attach(lab, opts);
+  const { inventory } = attached;
+  if (inventory.hosts.some((h) => !attached.isPrepared(h.name))) {
+    const log = labLog(lab.name);
+    try {
+      await prepareHosts(lab, attached, await buildToolImages(lab, log), Date.now() + 5 * 60_000);
+    } finally {
+      await log.close();
+    }
+  }
   const { runId, dir } = createRunDir(resultsRoot(), lab.name);
   const files = runFiles(dir);
   const plan = makePlan(lab);

@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import type { LabDefinition } from '../definition/schema.js';
 import { enabledScenarios } from '../definition/schema.js';
 import { LabError, errorMessage } from '../errors.js';
+import { labStateDir } from '../paths.js';
 import { prepareHost } from '../prepare/prepare.js';
 import { say } from '../run/progress.js';
-import { connectHost } from '../run/runner.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import { localUp } from '../targets/local/local.js';
-import { labStateDir } from '../targets/local/state.js';
+import { connectHost } from '../ssh/connect.js';
+import type { Provisioned, TargetDriver, TargetOptions } from '../targets/driver.js';
+import { TARGET_DRIVERS } from '../targets/index.js';
 import type { Inventory } from '../targets/types.js';
 import { type ToolImage, ensureToolImage } from '../toolimages/toolimages.js';
 import { HostLog } from '../util/log.js';
@@ -26,48 +27,76 @@ export async function buildToolImages(lab: LabDefinition, log: HostLog): Promise
   return images;
 }
 
-/**
- * Stands the lab up: guest image (cached), VMs booted in parallel while the
- * tool images build, then every host prepared in parallel.
- */
-export async function up(lab: LabDefinition, labFile: string): Promise<Inventory> {
-  const started = Date.now();
-  const log = labLog(lab.name);
-  const hostLog = (host: string) => new HostLog(join(labStateDir(lab.name), 'hosts', `${host}.log`));
-  try {
-    const [booted, images] = await Promise.all([
-      localUp(lab, labFile, { log, hostLog, progress: say }),
-      buildToolImages(lab, log),
-    ]);
-    const { inventory, store } = booted;
-    const deadline = Date.now() + lab.target.local.bootTimeoutSec * 1000;
-    const results = await Promise.allSettled(
-      inventory.hosts.map(async (host) => {
-        if (store.state.hosts[host.name]?.prepared) return;
-        const hlog = hostLog(host.name);
+export function driverFor(lab: LabDefinition): TargetDriver {
+  return TARGET_DRIVERS[lab.target.kind];
+}
+
+function hostLogFor(lab: LabDefinition) {
+  return (host: string) => new HostLog(join(labStateDir(lab.name), 'hosts', `${host}.log`));
+}
+
+/** Applies the profile and loads the tool images on every host not yet prepared, in parallel. */
+export async function prepareHosts(
+  lab: LabDefinition,
+  provisioned: Provisioned,
+  images: readonly ToolImage[],
+  deadline: number,
+  started = Date.now(),
+): Promise<void> {
+  const hostLog = hostLogFor(lab);
+  const { inventory } = provisioned;
+  const results = await Promise.allSettled(
+    inventory.hosts.map(async (host) => {
+      if (provisioned.isPrepared(host.name)) return;
+      const hlog = hostLog(host.name);
+      try {
         const conn = await connectHost(host, hlog, deadline);
         try {
           say(`${host.name}: ssh up after ${formatDuration(Date.now() - started)}; preparing`);
           await prepareHost(conn, host, images, say);
-          store.update(host.name, { prepared: true });
+          provisioned.markPrepared(host.name);
           say(`${host.name}: ready (${host.profile})`);
         } finally {
           conn.close();
-          await hlog.close();
         }
-      }),
+      } finally {
+        await hlog.close();
+      }
+    }),
+  );
+  const failed = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [`${inventory.hosts[i]?.name}: ${errorMessage(r.reason)}`] : [],
+  );
+  if (failed.length) {
+    throw new LabError(`${failed.join('\n')}\n(logs: ${driverFor(lab).stateHint(lab)})`, { phase: 'up' });
+  }
+}
+
+/**
+ * Stands the lab up on its target: hosts created (local: VMs booted in
+ * parallel while the tool images build), then every host prepared in parallel.
+ */
+export async function up(
+  lab: LabDefinition,
+  labFile: string,
+  opts: TargetOptions = {},
+  ephemeral = false,
+): Promise<Inventory> {
+  const started = Date.now();
+  const log = labLog(lab.name);
+  const driver = driverFor(lab);
+  try {
+    const [provisioned, images] = await Promise.all([
+      driver.provision(lab, labFile, opts, { ephemeral, log, hostLog: hostLogFor(lab), progress: say }),
+      buildToolImages(lab, log),
+    ]);
+    // Cloud hosts also install packages at first boot (cloud-init), which prepare waits for.
+    const bootSec = lab.target.kind === 'local' ? lab.target.local.bootTimeoutSec : 20 * 60;
+    await prepareHosts(lab, provisioned, images, Date.now() + bootSec * 1000, started);
+    say(
+      `lab ${lab.name} is up: ${provisioned.inventory.hosts.length} host(s) in ${formatDuration(Date.now() - started)}`,
     );
-    const failed = results.flatMap((r, i) =>
-      r.status === 'rejected' ? [`${inventory.hosts[i]?.name}: ${errorMessage(r.reason)}`] : [],
-    );
-    if (failed.length) {
-      throw new LabError(
-        `${failed.join('\n')}\n(logs: ${join(labStateDir(lab.name), 'hosts')}/<host>.log and <host>/console.log)`,
-        { phase: 'up' },
-      );
-    }
-    say(`lab ${lab.name} is up: ${inventory.hosts.length} host(s) in ${formatDuration(Date.now() - started)}`);
-    return inventory;
+    return provisioned.inventory;
   } finally {
     await log.close();
   }

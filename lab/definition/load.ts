@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { type Document, LineCounter, isMap, isScalar, parseDocument } from 'yaml';
-import type { ZodIssue } from 'zod';
+import type { ZodIssue, ZodType, ZodTypeDef } from 'zod';
 import { UserError } from '../errors.js';
 import { type LabDefinition, labSchema } from './schema.js';
 
@@ -62,7 +62,23 @@ function locate(doc: Document, lines: LineCounter, path: readonly PathPart[], ke
 }
 
 /** Parses and validates lab-definition text; every problem names file, line, path and what was expected. */
-export function parseLabDefinition(text: string, file: string): LabDefinition {
+export interface LabOverrides {
+  /** `--target`: where the hosts come from, instead of the file's target.kind. */
+  target?: string;
+}
+
+/**
+ * Parses YAML text and validates it against `schema`; every problem names
+ * file:line:col, the path inside and what was expected (UserError, exit 2).
+ * `adjust` may change the parsed data before validation (CLI overrides).
+ */
+export function parseYamlWithSchema<T>(
+  text: string,
+  file: string,
+  schema: ZodType<T, ZodTypeDef, unknown>,
+  what: string,
+  adjust?: (data: unknown) => void,
+): T {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const shown = relative(process.cwd(), file) || file;
@@ -74,7 +90,8 @@ export function parseLabDefinition(text: string, file: string): LabDefinition {
     throw new UserError(msgs.join('\n'));
   }
   const data: unknown = doc.toJS();
-  const result = labSchema.safeParse(data);
+  adjust?.(data);
+  const result = schema.safeParse(data);
   if (result.success) return result.data;
   const valueAt = (p: readonly PathPart[]) => (p.length ? doc.getIn(p) : data);
   // A union (repetitions: a number or a stop rule) reports the branch that
@@ -104,18 +121,28 @@ export function parseLabDefinition(text: string, file: string): LabDefinition {
     }
     return [`${shown}${locate(doc, lines, issue.path)}: ${formatPath(issue.path)}: ${issueText(issue, valueAt)}`];
   });
-  throw new UserError(`invalid lab definition:\n  ${msgs.join('\n  ')}`);
+  throw new UserError(`invalid ${what}:\n  ${msgs.join('\n  ')}`);
 }
 
-export async function loadLabDefinition(file: string): Promise<LabDefinition> {
-  let text: string;
+export function parseLabDefinition(text: string, file: string, overrides: LabOverrides = {}): LabDefinition {
+  return parseYamlWithSchema(text, file, labSchema, 'lab definition', (data) => {
+    if (overrides.target !== undefined && data && typeof data === 'object') {
+      const record = data as { target?: Record<string, unknown> };
+      record.target = { ...(record.target ?? {}), kind: overrides.target };
+    }
+  });
+}
+
+/** Reads an input file; a missing or unreadable one is bad input (exit 2). */
+export async function readInputFile(file: string, what: string): Promise<string> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(
-      `cannot read lab definition ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
-    );
+    throw new UserError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
-  return parseLabDefinition(text, file);
+}
+
+export async function loadLabDefinition(file: string, overrides: LabOverrides = {}): Promise<LabDefinition> {
+  return parseLabDefinition(await readInputFile(file, 'lab definition'), file, overrides);
 }

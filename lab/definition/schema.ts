@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOUNT_KIND_NAMES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import { MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
 
 /**
@@ -30,6 +30,47 @@ const localTarget = z
   })
   .strict();
 
+/**
+ * Cloud hosts (infra/aws). Operator facts (owner, SSH source CIDRs, expiry)
+ * are stack config, not lab facts: see infra/README.md.
+ */
+const awsTarget = z
+  .object({
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'expected an AWS region such as eu-central-1' })
+      .default('eu-central-1'),
+    instanceType: z
+      .string()
+      .regex(/^[a-z0-9]+\.[a-z0-9]+$/, { message: 'expected an instance type such as m6i.large' })
+      .default('m6i.large'),
+    /** gp3 has a fixed baseline; gp2/st1 run on burst credits that skew long runs. */
+    volumeType: z.enum(['gp3', 'gp2', 'io1', 'io2', 'st1']).default('gp3'),
+    iops: z.number().int().min(100).max(256000).optional(),
+    /** MiB/s, gp3 only. */
+    throughput: z.number().int().min(125).max(1000).optional(),
+    rootGiB: z.number().int().min(8).max(1024).default(16),
+    spot: z.boolean().default(false),
+    /** create: a VPC of the lab's own, removed with it; default: the account's default VPC. */
+    vpc: z.enum(['create', 'default']).default('create'),
+  })
+  .strict()
+  .superRefine((aws, ctx) => {
+    if (aws.iops !== undefined && !['gp3', 'io1', 'io2'].includes(aws.volumeType)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['iops'],
+        message: `iops applies to gp3, io1 and io2, not ${aws.volumeType}`,
+      });
+    }
+    if (aws.iops === undefined && (aws.volumeType === 'io1' || aws.volumeType === 'io2')) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['iops'], message: `volumeType ${aws.volumeType} needs iops` });
+    }
+    if (aws.throughput !== undefined && aws.volumeType !== 'gp3') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['throughput'], message: 'throughput applies to gp3 only' });
+    }
+  });
+
 const target = z
   .object({
     kind: z.enum(TARGET_KINDS).default('local'),
@@ -40,6 +81,7 @@ const target = z
      */
     trials: z.enum(['serial', 'parallel']).optional(),
     local: localTarget.default({}),
+    aws: awsTarget.default({}),
   })
   .strict();
 
@@ -97,6 +139,14 @@ export const labSchema = z
   .superRefine((lab, ctx) => {
     const seen = new Map<string, number>();
     lab.hosts.forEach((h, i) => {
+      const targets: readonly string[] = PROFILES[h.profile].targets;
+      if (!targets.includes(lab.target.kind)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['hosts', i, 'profile'],
+          message: `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})`,
+        });
+      }
       const first = seen.get(h.name);
       if (first !== undefined) {
         ctx.addIssue({

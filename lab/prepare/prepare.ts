@@ -20,6 +20,10 @@ export async function prepareHost(
   images: readonly ToolImage[],
   progress: (message: string) => void,
 ): Promise<void> {
+  // Cloud hosts install their packages at first boot: wait until cloud-init is done.
+  await conn.run('if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null || true; fi', {
+    timeoutMs: 20 * 60_000,
+  });
   await pushGuestFiles(conn);
   progress(`${host.name}: applying profile ${host.profile}`);
   const profile = PROFILES[host.profile];
@@ -27,6 +31,8 @@ export async function prepareHost(
     timeoutMs: 10 * 60_000,
   });
   for (const image of images) {
+    // Already loaded (a second up, a static machine): skip the upload.
+    if ((await conn.exec(`docker image inspect ${shellQuote(image.tag)} >/dev/null 2>&1`)).code === 0) continue;
     progress(`${host.name}: loading tool image ${image.tag}`);
     await conn.pipeFile(image.archive, `bash ${REMOTE_ROOT}/guest/load-image.sh ${shellQuote(image.tag)}`, 15 * 60_000);
   }

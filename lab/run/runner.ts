@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { LabDefinition } from '../definition/schema.js';
 import { errorMessage } from '../errors.js';
 import { REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
 import type { Plan, Trial } from '../plan/plan.js';
 import { pushGuestFiles } from '../prepare/prepare.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import { SshConnection } from '../ssh/transport.js';
-import type { Inventory, InventoryHost } from '../targets/types.js';
+import { connectHost } from '../ssh/connect.js';
+import type { SshConnection } from '../ssh/transport.js';
+import type { Inventory } from '../targets/types.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { HostLog } from '../util/log.js';
 import { envCommand, shellQuote } from '../util/shell.js';
@@ -45,15 +45,6 @@ export interface RunSummary {
   stoppedBy?: StopReason;
   /** Widest compared interval at the last stop-rule check. */
   widestInterval?: number;
-}
-
-export async function connectHost(host: InventoryHost, log: HostLog, deadline: number): Promise<SshConnection> {
-  const privateKey = await readFile(host.privateKeyPath, 'utf8');
-  return SshConnection.connect(
-    { name: host.name, address: host.address, port: host.port, user: host.user, privateKey, hostKey: host.hostKey },
-    log,
-    deadline,
-  );
 }
 
 /** Runs the plan and collects every trial into the run folder. */

@@ -127,9 +127,11 @@ export class SshConnection {
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const { timeoutMs = 10 * 60_000, logOutput = true } = options;
     this.log.line(`$ ${command}`);
+    // Guest scripts need root; other logins (Flatcar's core, static machines) go through sudo.
+    const remote = this.endpoint.user === 'root' ? command : `sudo -n -- bash -c ${shellQuote(command)}`;
     const started = Date.now();
     return new Promise((resolve, reject) => {
-      this.client.exec(command, (err, channel: ClientChannel) => {
+      this.client.exec(remote, (err, channel: ClientChannel) => {
         if (err) {
           reject(new LabError(`cannot start command: ${err.message}`, { host: this.endpoint.name }));
           return;

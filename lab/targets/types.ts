@@ -28,3 +28,19 @@ export function publicInventory(inventory: Inventory): unknown {
     hosts: inventory.hosts.map(({ privateKeyPath: _key, ...rest }) => rest),
   };
 }
+
+/**
+ * What a Pulumi stack exports (`inventory` output): hosts without key
+ * locations. The private key is a separate secret output (`sshPrivateKey`)
+ * that the controller writes to a 0600 file.
+ */
+export interface StackInventory {
+  target: 'aws' | 'local';
+  lab: string;
+  runId: string;
+  expiresAt: string;
+  hosts: Omit<InventoryHost, 'privateKeyPath'>[];
+}
+
+/** The tag (on every cloud resource) after which `layerlab sweep` may delete it. */
+export const EXPIRY_TAG = 'layerlab:expires';

@@ -72,3 +72,27 @@ export function which(cmd: string): string | undefined {
   }
   return undefined;
 }
+
+/** A process identity that survives pid reuse: pid plus its start time (clock ticks since boot). */
+export interface ProcessIdentity {
+  pid: number;
+  startTicks: string;
+}
+
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22; the command name (field 2) may contain spaces, so count after its ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+export function currentProcessIdentity(): ProcessIdentity {
+  return { pid: process.pid, startTicks: startTicks(process.pid) ?? '?' };
+}
+
+export function isProcessAlive(identity: ProcessIdentity): boolean {
+  return isAlive(identity.pid) && startTicks(identity.pid) === identity.startTicks;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -10,12 +10,18 @@ const work = mkdtempSync(join(tmpdir(), 'layerlab-cli-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function layerlab(...args: string[]) {
+  return layerlabWith({}, ...args);
+}
+
+function layerlabWith(env: Record<string, string>, ...args: string[]) {
   return spawnSync(process.execPath, [BIN, ...args], {
     cwd: work,
     encoding: 'utf8',
-    env: { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: join(work, 'results') },
+    env: { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: join(work, 'results'), ...env },
   });
 }
+
+const QUICK = resolve(import.meta.dirname, '..', '..', 'labs', 'quick.yaml');
 
 const BAD: Record<string, string> = {
   malformed: 'name: [x\n',
@@ -97,5 +103,63 @@ describe('CLI', () => {
   it('usage errors are exit 2', () => {
     assert.equal(layerlab('frobnicate').status, 2);
     assert.equal(layerlab('up').status, 2);
+  });
+
+  it('target aws without the Pulumi CLI: says what to install, exit 2, nothing created', () => {
+    // A PATH with node's own folder only: certainly no `pulumi` on it.
+    const path = resolve(process.execPath, '..');
+    for (const cmd of [
+      ['up', '--target', 'aws', '--lab', QUICK, '--ssh-cidr', '203.0.113.7/32'],
+      ['all', '--target', 'aws', '--lab', QUICK, '--ssh-cidr', '203.0.113.7/32'],
+      ['run', '--target', 'aws', '--lab', QUICK, '--stack', 'nightly'],
+      ['down', '--target', 'aws', '--lab', QUICK],
+    ]) {
+      const r = layerlabWith({ PATH: path }, ...cmd);
+      assert.equal(r.status, 2, `${cmd.join(' ')}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /needs the Pulumi CLI \(`pulumi` on PATH\), which is not installed here; nothing was created/,
+      );
+      assert.match(r.stderr, /get\.pulumi\.com/);
+    }
+    assert.ok(!existsSync(join(work, 'state')), 'no lab state was created');
+    assert.ok(!existsSync(join(work, 'results')), 'no results folder was created');
+  });
+
+  it('static target: an unreadable key and a host that does not answer are refused before anything starts', () => {
+    // A directory where the key should be: unreadable as a file for root and users alike.
+    const key = join(work, 'unreadable_key');
+    mkdirSync(key);
+    const inventory = join(work, 'hosts.yaml');
+    const hostKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB4k0vdGxxbXVtbXl0ZXN0a2V5Zm9yaW52ZW50b3J5';
+    writeFileSync(
+      inventory,
+      `hosts:
+  - { name: xfs, profile: overlay2-xfs, address: 127.0.0.1, port: 1, key: unreadable_key, hostKey: "${hostKey}", dataDisk: /dev/vdb }
+  - { name: dm, profile: devicemapper-lvm, address: 127.0.0.1, port: 1, key: missing_key, hostKey: "${hostKey}", dataDisk: /dev/vdc }
+`,
+    );
+    const r = layerlab('up', '--lab', QUICK, '--inventory', inventory);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /hosts\.yaml: 2 problem\(s\), nothing started/);
+    assert.match(r.stderr, /host dm: cannot read key .*missing_key: ENOENT/);
+    assert.match(r.stderr, /host xfs: cannot read key .*unreadable_key: EISDIR/);
+    rmSync(key, { recursive: true });
+    writeFileSync(key, '-----BEGIN OPENSSH PRIVATE KEY-----\n', { mode: 0o600 });
+    writeFileSync(join(work, 'missing_key'), '-----BEGIN OPENSSH PRIVATE KEY-----\n', { mode: 0o600 });
+    const silent = layerlab('run', '--lab', QUICK, '--inventory', inventory);
+    assert.equal(silent.status, 2, silent.stderr);
+    assert.match(silent.stderr, /host xfs: no SSH answer from 127\.0\.0\.1:1 within 10 s/);
+    const badInventory = join(work, 'bad-hosts.yaml');
+    writeFileSync(
+      badInventory,
+      'hosts:\n  - { name: xfs, profile: overlay2-xfs, address: "a;b", key: k, hostKey: x, dataDisk: vdb }\n',
+    );
+    const bad = layerlab('up', '--lab', QUICK, '--inventory', badInventory);
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /bad-hosts\.yaml:2:\d+: hosts\[0\]\.address: expected a host name or IP address/);
+    assert.match(bad.stderr, /hosts\[0\]\.dataDisk: expected a block device path under \/dev/);
+    assert.ok(!existsSync(join(work, 'state')), 'no lab state was created');
+    assert.ok(!existsSync(join(work, 'results')), 'no results folder was created');
   });
 });

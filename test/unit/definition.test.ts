@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PROFILE_NAMES } from '../../lab/catalog.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { UserError } from '../../lab/errors.ts';
 
@@ -50,9 +51,10 @@ describe('lab definition', () => {
   });
 
   it('unknown profile, scenario and mount names list the known ones', () => {
-    assert.match(
-      errorOf(good.replace('profile: overlay2-xfs', 'profile: zfs')),
-      /hosts\[0\]\.profile: expected one of overlay2-xfs, devicemapper-lvm; got "zfs"/,
+    assert.ok(
+      errorOf(good.replace('profile: overlay2-xfs', 'profile: zfs')).includes(
+        `hosts[0].profile: expected one of ${PROFILE_NAMES.join(', ')}; got "zfs"`,
+      ),
     );
     assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
     assert.match(
@@ -115,6 +117,42 @@ describe('lab definition', () => {
     assert.match(
       errorOf(good.replace('repetitions: 2\n', '')),
       /repetitions: missing; expected a number of repetitions or a stop rule/,
+    );
+  });
+
+  it('a profile its target cannot host is refused, also after --target', () => {
+    const flatcar = good.replace('profile: devicemapper-lvm', 'profile: flatcar');
+    assert.match(
+      errorOf(flatcar),
+      /hosts\[1\]\.profile: profile flatcar cannot run on target local \(runs on aws, static\)/,
+    );
+    assert.equal(parseLabDefinition(flatcar, 'labs/x.yaml', { target: 'aws' }).target.kind, 'aws');
+    assert.match(
+      (() => {
+        try {
+          parseLabDefinition(good, 'labs/x.yaml', { target: 'gcp' });
+        } catch (err) {
+          return (err as Error).message;
+        }
+        return '';
+      })(),
+      /target\.kind: expected one of local, aws, static; got "gcp"/,
+    );
+  });
+
+  it('cloud volume settings are checked against the volume type', () => {
+    const aws = (block: string) => good.replace('hosts:', `target:\n  kind: aws\n  aws: ${block}\nhosts:`);
+    assert.match(
+      errorOf(aws('{ volumeType: st1, iops: 3000 }')),
+      /target\.aws\.iops: iops applies to gp3, io1 and io2, not st1/,
+    );
+    assert.match(errorOf(aws('{ volumeType: io2 }')), /target\.aws\.iops: volumeType io2 needs iops/);
+    assert.match(errorOf(aws('{ volumeType: gp2, throughput: 250 }')), /throughput applies to gp3 only/);
+    assert.match(errorOf(aws('{ region: "eu central" }')), /target\.aws\.region: expected an AWS region/);
+    const lab = parseLabDefinition(aws('{ volumeType: gp3, iops: 4000, throughput: 250 }'), 'labs/x.yaml');
+    assert.deepEqual(
+      [lab.target.aws.volumeType, lab.target.aws.iops, lab.target.aws.throughput, lab.target.aws.spot],
+      ['gp3', 4000, 250, false],
     );
   });
 });

@@ -6,7 +6,8 @@ import { LabError, errorMessage } from '../../errors.js';
 import { writeSecret } from '../../util/files.js';
 import type { HostLog } from '../../util/log.js';
 import { freeLoopbackPort } from '../../util/ports.js';
-import { isOurProcess, runLocal } from '../../util/proc.js';
+import { currentProcessIdentity, isOurProcess, runLocal } from '../../util/proc.js';
+import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
 import { type Accel, DATA_DISK_DEVICE, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
@@ -14,6 +15,7 @@ import { generateHostKeys, writeSeedDisk } from './seed.js';
 import { type LocalHostState, LocalStateStore, labStateDir, readLocalState } from './state.js';
 
 export interface LocalUpHooks {
+  ephemeral?: boolean;
   log: HostLog;
   hostLog(host: string): HostLog;
   progress(message: string): void;
@@ -109,6 +111,7 @@ export async function localUp(
   hooks: LocalUpHooks,
 ): Promise<{ inventory: Inventory; store: LocalStateStore }> {
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
+  if (hooks.ephemeral) store.state.owner = currentProcessIdentity();
   const image = await ensureGuestImage(hooks.log, () => hooks.progress('building the guest image (once; ~1-2 min)'));
   store.state.imageKey = image.key;
   store.save();
@@ -148,11 +151,6 @@ export function localInventory(lab: LabDefinition): Inventory {
     );
   }
   return { target: 'local', hosts: lab.hosts.map((h) => inventoryHost(state.hosts[h.name] as LocalHostState)) };
-}
-
-export interface DownReport {
-  host: string;
-  outcome: string;
 }
 
 /**

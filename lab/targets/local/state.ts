@@ -1,8 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileName } from '../../catalog.js';
-import { stateRoot } from '../../paths.js';
+import { labStateDir } from '../../paths.js';
+
+export { labStateDir };
 import { writeFileAtomicSync } from '../../util/files.js';
+import type { ProcessIdentity } from '../../util/proc.js';
 
 /** One VM as `down` and a second `up` need to know it. */
 export interface LocalHostState {
@@ -21,12 +24,14 @@ export interface LocalLabState {
   lab: string;
   labFile: string;
   createdAt: string;
+  /**
+   * The controller that created the lab to remove it again (`all`): when that
+   * process is gone, the VMs are orphans and `layerlab sweep` removes them.
+   * Labs made by `up` have no owner: they stay until `down`.
+   */
+  owner?: ProcessIdentity;
   imageKey?: string;
   hosts: Record<string, LocalHostState>;
-}
-
-export function labStateDir(lab: string): string {
-  return join(stateRoot(), 'labs', lab);
 }
 
 function statePath(lab: string): string {

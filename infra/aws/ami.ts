@@ -1,0 +1,39 @@
+import * as aws from '@pulumi/aws';
+import type * as pulumi from '@pulumi/pulumi';
+import type { BaseImage } from '../../lab/catalog.js';
+
+export interface AmiSource {
+  /** AWS account that publishes the image. */
+  owner: string;
+  /** Name pattern of the current release. */
+  namePattern: string;
+  /** Login user the image's first-boot configuration sets up for us. */
+  user: string;
+}
+
+/**
+ * The official publishers: Debian's cloud team (Debian 12 ships docker.io
+ * 20.10, which still has devicemapper) and Flatcar's (Kinvolk/Microsoft).
+ */
+export const AMI_SOURCES: Record<BaseImage, AmiSource> = {
+  'debian-12': { owner: '136693986130', namePattern: 'debian-12-amd64-*', user: 'root' },
+  flatcar: { owner: '075585003325', namePattern: 'Flatcar-stable-*-hvm', user: 'core' },
+};
+
+export function lookupAmi(image: BaseImage, opts?: pulumi.InvokeOptions): pulumi.Output<string> {
+  const source = AMI_SOURCES[image];
+  return aws.ec2
+    .getAmiOutput(
+      {
+        mostRecent: true,
+        owners: [source.owner],
+        filters: [
+          { name: 'name', values: [source.namePattern] },
+          { name: 'architecture', values: ['x86_64'] },
+          { name: 'virtualization-type', values: ['hvm'] },
+        ],
+      },
+      opts,
+    )
+    .apply((ami) => ami.id);
+}

@@ -1,0 +1,130 @@
+import * as aws from '@pulumi/aws';
+import * as pulumi from '@pulumi/pulumi';
+import * as tls from '@pulumi/tls';
+import { PROFILES } from '../../lab/catalog.js';
+import type { HostDefinition, LabDefinition } from '../../lab/definition/schema.js';
+import type { StackInventory } from '../../lab/targets/types.js';
+import { type LabTagInfo, labTags } from '../tags.js';
+import { AMI_SOURCES, lookupAmi } from './ami.js';
+import { labNetwork } from './network.js';
+import { sshSources } from './ssh-cidrs.js';
+import { debianCloudConfig, flatcarIgnition } from './user-data.js';
+
+export interface AwsLabArgs {
+  lab: LabDefinition;
+  tags: LabTagInfo;
+  sshCidrs: string[];
+  allowOpenSsh: boolean;
+}
+
+export interface AwsLab {
+  inventory: pulumi.Output<StackInventory>;
+  /** The operator's private key (OpenSSH), a Pulumi secret. */
+  sshPrivateKey: pulumi.Output<string>;
+}
+
+/** Attached as /dev/sdf; on Nitro instances it appears as an NVMe disk named after the volume id. */
+const DATA_DEVICE_NAME = '/dev/sdf';
+
+export function nvmeDevicePath(volumeId: string): string {
+  return `/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${volumeId.replace('-', '')}`;
+}
+
+function hostResources(
+  args: AwsLabArgs,
+  host: HostDefinition,
+  net: ReturnType<typeof labNetwork>,
+  keyPair: aws.ec2.KeyPair,
+  operatorKey: tls.PrivateKey,
+) {
+  const settings = args.lab.target.aws;
+  const profile = PROFILES[host.profile];
+  const prefix = `${args.lab.name}-${host.name}`;
+  const tags = (name: string) => labTags(args.tags, name);
+  const hostKey = new tls.PrivateKey(`${prefix}-host-key`, { algorithm: 'ED25519' });
+  const keys = pulumi
+    .all([hostKey.privateKeyOpenssh, hostKey.publicKeyOpenssh])
+    .apply(([privateOpenssh, publicOpenssh]) => ({ privateOpenssh, publicOpenssh }));
+  const userData =
+    profile.image === 'flatcar'
+      ? pulumi.all([keys, operatorKey.publicKeyOpenssh]).apply(([k, pub]) => flatcarIgnition(k, pub))
+      : keys.apply(debianCloudConfig);
+  const instance = new aws.ec2.Instance(`${prefix}`, {
+    ami: lookupAmi(profile.image),
+    instanceType: settings.instanceType,
+    subnetId: net.subnetId,
+    vpcSecurityGroupIds: [net.securityGroupId],
+    keyName: keyPair.keyName,
+    // Carries a host private key: kept as a secret in the stack's state.
+    userData: pulumi.secret(userData),
+    userDataReplaceOnChange: true,
+    associatePublicIpAddress: true,
+    rootBlockDevice: { volumeSize: settings.rootGiB, volumeType: 'gp3', tags: tags(`${prefix}-root`) },
+    instanceMarketOptions: settings.spot
+      ? { marketType: 'spot', spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' } }
+      : undefined,
+    metadataOptions: { httpTokens: 'required' },
+    tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile },
+  });
+  const volume = new aws.ebs.Volume(`${prefix}-data`, {
+    availabilityZone: instance.availabilityZone,
+    size: host.diskGiB,
+    type: settings.volumeType,
+    iops: settings.iops,
+    throughput: settings.throughput,
+    tags: { ...tags(`${prefix}-data`), 'layerlab:host': host.name },
+  });
+  new aws.ec2.VolumeAttachment(`${prefix}-data-attach`, {
+    deviceName: DATA_DEVICE_NAME,
+    volumeId: volume.id,
+    instanceId: instance.id,
+    // Stop the instance before detaching: a clean unmount of docker's disk.
+    stopInstanceBeforeDetaching: true,
+  });
+  return pulumi
+    .all([instance.publicIp, hostKey.publicKeyOpenssh, volume.id])
+    .apply(([address, hostPublic, volumeId]) => ({
+      name: host.name,
+      profile: host.profile,
+      address,
+      port: 22,
+      user: AMI_SOURCES[profile.image].user,
+      hostKey: hostPublic.trim(),
+      dataDisk: nvmeDevicePath(volumeId),
+      labels: {
+        target: 'aws',
+        region: settings.region,
+        instanceType: settings.instanceType,
+        volumeType: settings.volumeType,
+        market: settings.spot ? 'spot' : 'on-demand',
+      },
+    }));
+}
+
+/**
+ * The AWS lab: network, SSH-only security group, the operator's key pair, and
+ * per host an instance with an attached EBS data volume. Exports the
+ * inventory; the private key only as a secret.
+ */
+export function awsLab(args: AwsLabArgs): AwsLab {
+  const ssh = sshSources(args.sshCidrs, args.allowOpenSsh);
+  const prefix = args.lab.name;
+  const tags = (name: string) => labTags(args.tags, name);
+  const net = labNetwork(prefix, args.lab.target.aws.vpc, ssh, tags);
+  const operatorKey = new tls.PrivateKey(`${prefix}-operator-key`, { algorithm: 'ED25519' });
+  const keyPair = new aws.ec2.KeyPair(`${prefix}-key`, {
+    publicKey: operatorKey.publicKeyOpenssh,
+    tags: tags(`${prefix}-key`),
+  });
+  const hosts = args.lab.hosts.map((h) => hostResources(args, h, net, keyPair, operatorKey));
+  const inventory = pulumi.all(hosts).apply(
+    (list): StackInventory => ({
+      target: 'aws',
+      lab: args.lab.name,
+      runId: args.tags.runId,
+      expiresAt: args.tags.expiresAt,
+      hosts: list,
+    }),
+  );
+  return { inventory, sshPrivateKey: pulumi.secret(operatorKey.privateKeyOpenssh) };
+}

@@ -1,0 +1,40 @@
+import * as pulumi from '@pulumi/pulumi';
+import type { LabTagInfo } from './tags.js';
+
+/**
+ * Stack config (namespace `layerlab`): the operator's facts. The lab's own
+ * facts (hosts, profiles, instance and volume types) stay in the lab definition.
+ */
+export interface OperatorConfig {
+  /** Path of the lab definition. */
+  labFile: string;
+  /** Overrides the definition's target.kind (stack `local` implies local). */
+  target?: string;
+  sshCidrs: string[];
+  allowOpenSsh: boolean;
+  tags: Omit<LabTagInfo, 'lab'>;
+}
+
+const DEFAULT_TTL_HOURS = 8;
+
+export function readOperatorConfig(): OperatorConfig {
+  const config = new pulumi.Config('layerlab');
+  const stack = pulumi.getStack();
+  const expiresAt = config.get('expiresAt');
+  if (!expiresAt) {
+    pulumi.log.warn(
+      `layerlab:expiresAt is not set; resources expire ${DEFAULT_TTL_HOURS} h from this update (set it once to keep the tags stable)`,
+    );
+  }
+  return {
+    labFile: config.require('lab'),
+    target: config.get('target') ?? (stack === 'local' ? 'local' : undefined),
+    sshCidrs: config.getObject<string[]>('sshCidrs') ?? [],
+    allowOpenSsh: config.getBoolean('allowOpenSsh') ?? false,
+    tags: {
+      runId: config.get('runId') ?? stack,
+      owner: config.get('owner') ?? process.env.USER ?? 'unknown',
+      expiresAt: expiresAt ?? new Date(Date.now() + DEFAULT_TTL_HOURS * 3600_000).toISOString(),
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { UserError, errorMessage } from '../errors.js';
+import { say } from '../run/progress.js';
+import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
+import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
+import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
+
+export interface SweepOptions {
+  dryRun?: boolean;
+  local?: boolean;
+  cloud?: boolean;
+}
+
+/**
+ * Lists, then deletes (unless --dry-run): local labs whose owner is gone or
+ * whose VMs are dead, and cloud stacks whose expiry tag has passed.
+ * Returns the number of things that could not be removed.
+ */
+export async function sweep(opts: SweepOptions): Promise<number> {
+  const both = !opts.local && !opts.cloud;
+  if (opts.cloud) requirePulumiCli('sweep --cloud');
+  let failures = 0;
+  const act = async (what: string, remove: () => Promise<void>) => {
+    if (opts.dryRun) return;
+    try {
+      await remove();
+      say(`removed ${what}`);
+    } catch (err) {
+      failures++;
+      say(`could not remove ${what}: ${errorMessage(err)}`);
+    }
+  };
+
+  if (opts.local || both) {
+    const found = findLocalLeftovers();
+    say(`local: ${found.length ? '' : 'nothing found'}`);
+    for (const f of found)
+      say(`  ${f.remove ? (opts.dryRun ? 'would remove' : 'remove') : 'keep'} lab ${f.lab}: ${f.reason}`);
+    for (const f of found.filter((x) => x.remove)) await act(`local lab ${f.lab}`, () => removeLocalLeftover(f.lab));
+  }
+
+  if (opts.cloud || both) {
+    if (!findPulumiCli()) {
+      say('cloud: skipped (no Pulumi CLI on PATH; `layerlab sweep --cloud` insists)');
+    } else {
+      const stacks = await findCloudStacks().catch((err) => {
+        throw new UserError(`cloud: cannot list stacks: ${errorMessage(err)} (logged in? \`pulumi login\`)`);
+      });
+      say(`cloud: ${stacks.length} stack(s)`);
+      for (const s of stacks) {
+        const state = s.expired ? (opts.dryRun ? 'would destroy' : 'destroy') : 'keep';
+        say(`  ${state} stack ${s.stack}: ${s.resources} resource(s), expires ${s.expiresAt ?? 'never (no tag)'}`);
+      }
+      for (const s of stacks.filter((x) => x.expired)) {
+        await act(`stack ${s.stack}`, () => destroyCloudStack(s.stack, (line) => say(`    ${line}`)));
+      }
+    }
+  }
+  return failures;
+}

@@ -1,0 +1,12 @@
+import type { TargetKind } from '../catalog.js';
+import { awsDriver } from './aws/driver.js';
+import type { TargetDriver } from './driver.js';
+import { localDriver } from './local/driver.js';
+import { staticDriver } from './static/driver.js';
+
+/** Every target kind in the catalog has exactly one driver. */
+export const TARGET_DRIVERS: Record<TargetKind, TargetDriver> = {
+  local: localDriver,
+  aws: awsDriver,
+  static: staticDriver,
+};

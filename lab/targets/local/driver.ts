@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import type { TargetDriver } from '../driver.js';
+import { localDown, localInventory, localUp } from './local.js';
+import { labStateDir } from './state.js';
+
+/** QEMU VMs on this machine (the embedded default). */
+export const localDriver: TargetDriver = {
+  kind: 'local',
+  async preflight() {},
+  async provision(lab, labFile, _opts, hooks) {
+    const { inventory, store } = await localUp(lab, labFile, hooks);
+    return {
+      inventory,
+      isPrepared: (host) => !!store.state.hosts[host]?.prepared,
+      markPrepared: (host) => void store.update(host, { prepared: true }),
+    };
+  },
+  async attach(lab) {
+    // localInventory refuses hosts that are not running and prepared.
+    return { inventory: localInventory(lab), isPrepared: () => true, markPrepared: () => {} };
+  },
+  async down(lab) {
+    return localDown(lab.name);
+  },
+  stateHint(lab) {
+    return `${join(labStateDir(lab.name), 'hosts')}/<host>.log and <host>/console.log`;
+  },
+};

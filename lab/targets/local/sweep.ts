@@ -1,0 +1,50 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stateRoot } from '../../paths.js';
+import { isProcessAlive } from '../../util/proc.js';
+import { isRunning, localDown } from './local.js';
+import { labStateDir, readLocalState } from './state.js';
+
+export interface SweepFinding {
+  lab: string;
+  /** What is there and why it may (or may not) go. */
+  reason: string;
+  remove: boolean;
+}
+
+/**
+ * Local labs that nobody will tear down: VMs whose owning controller (`all`)
+ * is gone, and disks or state of labs with no VM running. Labs made by `up`
+ * with VMs running are kept: they are up on purpose until `down`.
+ */
+export function findLocalLeftovers(): SweepFinding[] {
+  const root = join(stateRoot(), 'labs');
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((lab): SweepFinding[] => {
+    const state = readLocalState(lab);
+    if (!state) {
+      if (existsSync(join(labStateDir(lab), 'aws'))) return []; // a cloud lab's saved inventory: the cloud sweep's
+      return [{ lab, reason: 'state folder without state.json', remove: true }];
+    }
+    const hosts = Object.values(state.hosts);
+    const running = hosts.filter((h) => isRunning(h));
+    if (state.owner && !isProcessAlive(state.owner)) {
+      return [
+        {
+          lab,
+          reason: `owner process ${state.owner.pid} is gone; ${running.length} VM(s) still running`,
+          remove: true,
+        },
+      ];
+    }
+    if (!running.length) return [{ lab, reason: `no VM running; ${hosts.length} host folder(s) left`, remove: true }];
+    const owner = state.owner ? `owned by running process ${state.owner.pid}` : 'made by `up`';
+    return [{ lab, reason: `${running.length} VM(s) running, ${owner}: kept`, remove: false }];
+  });
+}
+
+export async function removeLocalLeftover(lab: string): Promise<void> {
+  if (readLocalState(lab)) await localDown(lab);
+  else await rm(labStateDir(lab), { recursive: true, force: true });
+}

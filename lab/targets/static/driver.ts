@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import type { LabDefinition } from '../../definition/schema.js';
+import { UserError, errorMessage } from '../../errors.js';
+import { REMOTE_ROOT, labStateDir } from '../../paths.js';
+import { pushGuestFiles } from '../../prepare/prepare.js';
+import { connectHost } from '../../ssh/connect.js';
+import { HostLog } from '../../util/log.js';
+import { type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
+import type { Inventory } from '../types.js';
+import { checkStaticInventory, labHosts, readStaticInventory } from './inventory.js';
+
+function inventoryFile(opts: TargetOptions): string {
+  if (!opts.inventoryFile)
+    throw new UserError('target static needs --inventory <hosts.yaml> (machines you already have)');
+  return opts.inventoryFile;
+}
+
+async function loadInventory(opts: TargetOptions, lab: LabDefinition): Promise<Inventory> {
+  return labHosts(await readStaticInventory(inventoryFile(opts)), lab);
+}
+
+/**
+ * Machines you already have. layerlab creates nothing here: `up` prepares them
+ * (the profile is idempotent, images load once), `down` removes what layerlab
+ * put there and leaves the machines running.
+ */
+export const staticDriver: TargetDriver = {
+  kind: 'static',
+  async preflight(lab, opts) {
+    const file = inventoryFile(opts);
+    await checkStaticInventory(file, await readStaticInventory(file), lab);
+  },
+  async provision(lab, _labFile, opts) {
+    return unprepared(await loadInventory(opts, lab));
+  },
+  async attach(lab, opts) {
+    return unprepared(await loadInventory(opts, lab));
+  },
+  async down(lab, opts, progress) {
+    const inventory = await loadInventory(opts, lab);
+    return Promise.all(
+      inventory.hosts.map(async (host) => {
+        const log = new HostLog(join(labStateDir(lab.name), 'static', `${host.name}.log`));
+        try {
+          const conn = await connectHost(host, log, Date.now() + 60_000);
+          try {
+            // Push first so that cleanup works even on a host that was never prepared.
+            await pushGuestFiles(conn);
+            const result = await conn.run(`bash ${REMOTE_ROOT}/guest/cleanup.sh`, { timeoutMs: 10 * 60_000 });
+            progress(`${host.name}: ${result.stdout.trim() || 'cleaned'}`);
+            return { host: host.name, outcome: 'cleaned (machine left running, profile kept)' };
+          } finally {
+            conn.close();
+          }
+        } catch (err) {
+          return { host: host.name, outcome: `NOT cleaned: ${errorMessage(err)}` };
+        } finally {
+          await log.close();
+        }
+      }),
+    );
+  },
+  stateHint(lab) {
+    return `${join(labStateDir(lab.name), 'hosts')}/<host>.log`;
+  },
+};
