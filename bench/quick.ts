@@ -8,45 +8,18 @@
  *   - the controller's peak RSS (VmHWM); goal <= 300 MB
  * Usage: npm run bench [-- labs/other.yaml] [--up-only]
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { type Timed, timedLayerlab } from './timed-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const BIN = join(ROOT, 'bin', 'layerlab.js');
 const upOnly = process.argv.includes('--up-only');
 const labFile = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? join(ROOT, 'labs', 'quick.yaml'));
 const work = mkdtempSync(join(tmpdir(), 'layerlab-bench-'));
 const env = { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: join(work, 'results') };
-
-interface Timed {
-  code: number | null;
-  seconds: number;
-  peakRssKiB: number;
-}
-
-/** Runs the CLI, timing it and sampling its peak RSS (VmHWM) from /proc. */
-function layerlab(...args: string[]): Promise<Timed> {
-  const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  let peak = 0;
-  const poll = setInterval(() => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]));
-    } catch {
-      // exited
-    }
-  }, 100);
-  return new Promise((done) => {
-    child.on('close', (code) => {
-      clearInterval(poll);
-      done({ code, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssKiB: peak });
-    });
-  });
-}
+const layerlab = (...args: string[]) => timedLayerlab(env, ...args);
 
 function must(step: string, r: Timed): Timed {
   if (r.code !== 0) throw new Error(`${step} exited with ${r.code}`);

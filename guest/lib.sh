@@ -48,6 +48,52 @@ ll_steal_ticks() {
   awk '/^cpu /{print $9; exit}' /proc/stat
 }
 
+LL_TRIAL_PIDFILE=/var/tmp/layerlab/trial.pid
+
+# A host runs one trial at a time. An attempt whose controller vanished (SSH
+# dropped, controller killed) may still be running: stop it — by its recorded
+# pid, only if that pid is still a run-trial.sh — and remove its containers and
+# volumes, so the new attempt starts clean and nothing is measured twice.
+ll_reap_stale_trial() {
+  local old pgid
+  mkdir -p "$(dirname "$LL_TRIAL_PIDFILE")"
+  old="$(cat "$LL_TRIAL_PIDFILE" 2>/dev/null || true)"
+  if [ -n "$old" ] && [ "$old" != "$$" ] && tr '\0' ' ' < "/proc/$old/cmdline" 2>/dev/null | grep -q 'run-trial\.sh'; then
+    pgid="$(ps -o pgid= -p "$old" | tr -d ' ')"
+    # Never our own group (an attempt is always started in a session of its own).
+    if [ "$pgid" = "$(ps -o pgid= -p "$$" | tr -d ' ')" ]; then pgid=""; fi
+    echo "layerlab: stopping stale trial attempt (pid $old)" >&2
+    if [ -n "$pgid" ]; then kill -TERM -- "-$pgid" 2>/dev/null || true; else kill -TERM "$old" 2>/dev/null || true; fi
+    # Its cleanup traps remove volumes and folders of the same names as ours:
+    # let them finish before this attempt creates its own.
+    local _
+    for _ in $(seq 1 60); do
+      if [ -n "$pgid" ]; then kill -0 -- "-$pgid" 2>/dev/null || break; else kill -0 "$old" 2>/dev/null || break; fi
+      sleep 0.5
+    done
+    if [ -n "$pgid" ]; then kill -KILL -- "-$pgid" 2>/dev/null || true; fi
+  fi
+  local ids
+  ids="$(docker ps -aq --filter 'name=^ll-' 2>/dev/null || true)"
+  if [ -n "$ids" ]; then
+    # shellcheck disable=SC2086 # ids are docker's hex ids, one per word
+    docker rm -f $ids >/dev/null 2>&1 || true
+  fi
+  echo "$$" > "$LL_TRIAL_PIDFILE"
+}
+
+# Writes MANIFEST in directory $1: "sha256 size path" for every other file, so
+# that the controller can prove that what it unpacked is what the guest wrote.
+ll_write_manifest() {
+  local dir="$1" f
+  (
+    cd "$dir" || exit 1
+    find . -type f ! -name MANIFEST -print0 | sort -z | while IFS= read -r -d '' f; do
+      printf '%s %s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$(stat -c %s -- "$f")" "${f#./}"
+    done
+  ) > "$dir/MANIFEST"
+}
+
 # Starts applying storage profile $1 on the data disk $LL_DATA_DISK: exits the
 # script (success) when the profile is already in place; otherwise stops docker,
 # frees /var/lib/docker and wipes the disk, leaving its device path in LL_DISK.

@@ -9,6 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
 
+ll_reap_stale_trial
 rm -rf -- "$LL_OUT"
 mkdir -p -- "$LL_OUT"
 script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
@@ -34,5 +35,7 @@ ll_json_obj \
   images "$(env | sed -n 's/^LL_IMAGE_[A-Z0-9_]*=//p' | paste -sd' ' -)" \
   > "$LL_OUT/meta.json"
 
+ll_write_manifest "$LL_OUT"
 tar -cf - -C "$LL_OUT" .
 rm -rf -- "$LL_OUT"
+rm -f -- "$LL_TRIAL_PIDFILE"

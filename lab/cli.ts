@@ -6,7 +6,7 @@ import { type LabCliOptions, type LoadedLab, downHint, requireLab } from './comm
 import { installMissing, printChecks, runChecks } from './commands/doctor.js';
 import { parseCommand } from './commands/parse.js';
 import { report, resolveRunDir } from './commands/report.js';
-import { run } from './commands/run.js';
+import { resumeRun, run } from './commands/run.js';
 import { aaLab, writeSelftest } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
 import { up } from './commands/up.js';
@@ -32,7 +32,7 @@ function installInterruptHandler(loaded: LoadedLab): AbortController {
       return;
     }
     say(
-      `${sig} again: exiting now. Hosts of lab ${loaded.lab.name} may be left (state in ${labStateDir(loaded.lab.name)}); remove them with \`${downHint(loaded)}\``,
+      `${sig} again: exiting now. Finished trials are kept; \`layerlab run --resume <run-id> --lab <file>\` continues the run. Hosts of lab ${loaded.lab.name} may be left (state in ${labStateDir(loaded.lab.name)}); remove them with \`${downHint(loaded)}\``,
     );
     process.exit(130);
   };
@@ -93,12 +93,15 @@ export function buildProgram(): Command {
     program
       .command('run')
       .description('run the trial matrix on a lab that is up, into results/<run-id>/')
-      .requiredOption('--lab <file>', 'lab definition'),
-  ).action(async (opts: LabCliOptions) => {
+      .requiredOption('--lab <file>', 'lab definition')
+      .option('--resume <run>', 'continue an interrupted run (id or folder): done trials stay, the rest run'),
+  ).action(async (opts: LabCliOptions & { resume?: string }) => {
     const loaded = await requireLab(opts);
     const { lab, file } = loaded;
     const controller = installInterruptHandler(loaded);
-    const result = await run(lab, file, controller.signal, loaded.targetOptions);
+    const result = opts.resume
+      ? await resumeRun(lab, opts.resume, controller.signal, loaded.targetOptions)
+      : await run(lab, file, controller.signal, loaded.targetOptions);
     const path = await report(result.dir);
     process.stdout.write(`${path}\n`);
     if (result.summary.failed || result.summary.stoppedBy === 'interrupted') process.exitCode = 1;

@@ -1,17 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { LabDefinition } from '../definition/schema.js';
+import { UserError } from '../errors.js';
 import { PACKAGE_ROOT, resultsRoot } from '../paths.js';
-import { makePlan } from '../plan/plan.js';
+import { type Plan, makePlan } from '../plan/plan.js';
+import { Journal } from '../run/journal.js';
 import { say } from '../run/progress.js';
 import { createRunDir, runFiles } from '../run/run-dir.js';
 import { type RunSummary, executeRun } from '../run/runner.js';
+import type { Sample } from '../run/trial.js';
 import type { TargetOptions } from '../targets/driver.js';
-import { publicInventory } from '../targets/types.js';
+import { type Inventory, publicInventory } from '../targets/types.js';
 import { toolImageTag } from '../toolimages/toolimages.js';
-import { writeJson } from '../util/files.js';
+import { writeFileAtomic, writeJson } from '../util/files.js';
 import { labLog } from './context.js';
+import { resolveRunDir } from './report.js';
 import { buildToolImages, driverFor, prepareHosts, toolImageNames } from './up.js';
 
 function gitRevision(): string {
@@ -50,16 +55,10 @@ export interface RunResult {
   summary: RunSummary;
 }
 
-/** Runs the lab's plan on hosts that are up, into a new results folder. */
-export async function run(
-  lab: LabDefinition,
-  labFile: string,
-  signal?: AbortSignal,
-  opts: TargetOptions = {},
-): Promise<RunResult> {
+/** The lab's hosts, prepared (targets that do not track it are checked, cheaply). */
+async function attachPrepared(lab: LabDefinition, opts: TargetOptions): Promise<Inventory> {
   const attached = await driverFor(lab).attach(lab, opts);
-  const { inventory } = attached;
-  if (inventory.hosts.some((h) => !attached.isPrepared(h.name))) {
+  if (attached.inventory.hosts.some((h) => !attached.isPrepared(h.name))) {
     const log = labLog(lab.name);
     try {
       await prepareHosts(lab, attached, await buildToolImages(lab, log), Date.now() + 5 * 60_000);
@@ -67,11 +66,27 @@ export async function run(
       await log.close();
     }
   }
+  return attached.inventory;
+}
+
+async function currentImageTags(lab: LabDefinition): Promise<Record<string, string>> {
+  const tags: Record<string, string> = {};
+  for (const name of toolImageNames(lab)) tags[name] = await toolImageTag(name);
+  return tags;
+}
+
+/** Runs the lab's plan on hosts that are up, into a new results folder. */
+export async function run(
+  lab: LabDefinition,
+  labFile: string,
+  signal?: AbortSignal,
+  opts: TargetOptions = {},
+): Promise<RunResult> {
+  const inventory = await attachPrepared(lab, opts);
   const { runId, dir } = createRunDir(resultsRoot(), lab.name);
   const files = runFiles(dir);
   const plan = makePlan(lab);
-  const imageTags: Record<string, string> = {};
-  for (const name of toolImageNames(lab)) imageTags[name] = await toolImageTag(name);
+  const imageTags = await currentImageTags(lab);
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
   await writeJson(files.manifest, {
     runId,
@@ -87,5 +102,88 @@ export async function run(
   await writeJson(files.plan, plan);
   say(`run ${runId}: ${plan.trials.length} trials (${plan.mode}) -> ${dir}`);
   const summary = await executeRun({ runId, dir, lab, inventory, plan, imageTags, signal });
+  return { runId, dir, summary };
+}
+
+/** What must not change between a run's start and its resumption. */
+function measuredShape(lab: unknown): string {
+  const { hosts, scenarios, mounts, repetitions, seed } = JSON.parse(JSON.stringify(lab)) as Record<string, unknown>;
+  return JSON.stringify({ hosts, scenarios, mounts, repetitions, seed });
+}
+
+/**
+ * Continues an interrupted run in its own folder: done trials stay, a trial
+ * that was in flight (or failed) is discarded and run again, so the result
+ * has the trial set of an uninterrupted run and counts nothing twice.
+ */
+export async function resumeRun(
+  lab: LabDefinition,
+  runRef: string,
+  signal?: AbortSignal,
+  opts: TargetOptions = {},
+): Promise<RunResult> {
+  const dir = resolveRunDir(runRef);
+  const runId = basename(dir);
+  const files = runFiles(dir);
+  const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as Record<string, unknown> & {
+    lab: LabDefinition;
+    labFile: string;
+    toolImages: Record<string, string>;
+    resumes?: unknown[];
+  };
+  if (manifest.lab.name !== lab.name)
+    throw new UserError(`run ${runId} is of lab ${manifest.lab.name}, not ${lab.name}`);
+  if (measuredShape(manifest.lab) !== measuredShape(lab)) {
+    throw new UserError(
+      `the lab definition changed since run ${runId} started (hosts, scenarios, mounts, repetitions or seed); resume with the one it started with (${manifest.labFile})`,
+    );
+  }
+  const previous = existsSync(files.summary)
+    ? (JSON.parse(readFileSync(files.summary, 'utf8')) as RunSummary)
+    : undefined;
+  if (previous && previous.stoppedBy !== 'interrupted' && previous.failed === 0 && previous.skipped === 0) {
+    throw new UserError(`run ${runId} is complete (ended by ${previous.stoppedBy}); nothing to resume`);
+  }
+  const imageTags = await currentImageTags(lab);
+  if (JSON.stringify(imageTags) !== JSON.stringify(manifest.toolImages)) {
+    throw new UserError(`the tool images changed since run ${runId} started; its numbers would mix two tool builds`);
+  }
+  const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as Plan;
+  const states = Journal.finalStates(Journal.read(files.journal));
+  const done = new Set([...states.values()].filter((e) => e.state === 'done').map((e) => e.trial));
+  const trialSeconds = [...states.values()].reduce(
+    (sum, e) => sum + (e.state === 'done' ? (e.wallSeconds ?? 0) : 0),
+    0,
+  );
+  // Samples of a trial count only once its journal line says done.
+  const samples = readFileSync(files.samples, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Sample)
+    .filter((s) => done.has(s.trial));
+  await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  for (const trial of plan.trials)
+    if (!done.has(trial.id)) await rm(files.trialDir(trial.id), { recursive: true, force: true });
+  await rm(join(dir, 'trials', '.partial'), { recursive: true, force: true });
+
+  const inventory = await attachPrepared(lab, opts);
+  await writeJson(files.manifest, {
+    ...manifest,
+    resumes: [
+      ...(manifest.resumes ?? []),
+      { at: new Date().toISOString(), inventory: publicInventory(inventory), gitRevision: gitRevision() },
+    ],
+  });
+  say(`resuming run ${runId}: ${done.size} of ${plan.trials.length} trials done; the rest run now -> ${dir}`);
+  const summary = await executeRun({
+    runId,
+    dir,
+    lab,
+    inventory,
+    plan,
+    imageTags,
+    signal,
+    resume: { done, samples, trialSeconds },
+  });
   return { runId, dir, summary };
 }

@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { LabDefinition } from '../definition/schema.js';
+import { LabError } from '../errors.js';
 import { REMOTE_ROOT, REMOTE_TRIALS } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import type { SshConnection } from '../ssh/transport.js';
 import { envCommand } from '../util/shell.js';
+import { checkManifest } from './manifest-check.js';
 
 /** The labels every sample has; any other key is a scenario label (fio: job, direction). */
 export const CORE_LABELS = [
@@ -136,5 +139,19 @@ export async function executeTrial(
   localDir: string,
   timeoutMs: number,
 ): Promise<void> {
-  await conn.pullCommand(envCommand(env, ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]), localDir, timeoutMs);
+  // Unpacked beside the final place, checked against the guest's MANIFEST,
+  // then renamed: a trial folder is complete and verified, or absent.
+  const partial = join(dirname(localDir), '.partial', basename(localDir));
+  await rm(partial, { recursive: true, force: true });
+  await conn.pullCommand(envCommand(env, ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]), partial, timeoutMs);
+  const problems = await checkManifest(partial);
+  if (problems.length) {
+    throw new LabError(`pulled files do not match what the guest wrote: ${problems.join('; ')}`, {
+      host: conn.endpoint.name,
+      trial: basename(localDir),
+    });
+  }
+  // An earlier attempt whose outcome was unknown (a resumed run) is replaced.
+  await rm(localDir, { recursive: true, force: true });
+  await rename(partial, localDir);
 }

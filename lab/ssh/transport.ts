@@ -52,11 +52,33 @@ export function hostKeyBlob(line: string): Buffer {
  * single tar streams.
  */
 export class SshConnection {
+  /** False once the connection has closed (dropped, host gone, or closed by us). */
+  private open = true;
+
   private constructor(
     readonly endpoint: SshEndpoint,
     private readonly client: Client,
     private readonly log: HostLog,
-  ) {}
+  ) {
+    client.on('close', () => {
+      if (this.open) log.line('ssh connection closed');
+      this.open = false;
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Whether the connection still carries a command (a channel can close before the connection notices). */
+  async probe(timeoutMs = 15_000): Promise<boolean> {
+    if (!this.open) return false;
+    try {
+      return (await this.exec('true', { timeoutMs })).code === 0;
+    } catch {
+      return false;
+    }
+  }
 
   /** Connects with retry and backoff until `deadline` (epoch ms); a wrong host key fails at once. */
   static async connect(endpoint: SshEndpoint, log: HostLog, deadline: number): Promise<SshConnection> {
@@ -218,7 +240,15 @@ export class SshConnection {
    */
   async pullCommand(command: string, localDir: string, timeoutMs?: number): Promise<string[]> {
     const sink = new PassThrough();
-    const extracting = extractSafely(sink, localDir);
+    const feed = new PassThrough();
+    sink.pipe(feed);
+    const extracting = extractSafely(feed, localDir);
+    // If unpacking fails (disk full, a refused member), drain the rest of the
+    // stream to nowhere so the remote side finishes instead of blocking.
+    extracting.catch(() => {
+      sink.unpipe(feed);
+      sink.resume();
+    });
     let result: ExecResult;
     try {
       result = await this.exec(command, { stdout: sink, logOutput: false, timeoutMs });

@@ -5,10 +5,23 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { checkManifest } from '../../lab/run/manifest-check.ts';
 import { SshConnection } from '../../lab/ssh/transport.ts';
 import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
@@ -62,6 +75,63 @@ interface HostState {
 const statePath = join(stateDir, 'labs', LAB, 'state.json');
 const readState = () => JSON.parse(readFileSync(statePath, 'utf8')) as { hosts: Record<string, HostState> };
 let recorded: HostState[] = [];
+
+interface JournalLine {
+  trial: string;
+  host: string;
+  state: string;
+  reason?: string;
+}
+
+/** Entries of a folder that may not exist yet. */
+const entriesOf = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+/** A run's journal so far (empty before it exists). */
+function readJournal(dir: string): JournalLine[] {
+  const path = join(dir, 'journal.ndjson');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalLine);
+}
+
+const finalStates = (dir: string) => new Map(readJournal(dir).map((e) => [e.trial, e]));
+
+/** `layerlab run` in the background, for the tests that interrupt or sabotage it. */
+function startRun(runEnv: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, 'run', '--lab', labFile], {
+    cwd: work,
+    env: runEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stderr: '' };
+  child.stderr.on('data', (c) => {
+    out.stderr += c;
+  });
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  return { child, out, exited };
+}
+
+/** Waits until a new run folder of this lab under `root` has a journal for which `ready` holds. */
+async function waitForJournal(
+  root: string,
+  before: ReadonlySet<string>,
+  ready: (journal: JournalLine[]) => boolean,
+): Promise<string> {
+  for (let waited = 0; waited < 15 * 60_000; waited += 500) {
+    await new Promise((r) => setTimeout(r, 500));
+    const fresh = entriesOf(root).find((d) => !before.has(d) && d.includes(LAB));
+    if (fresh && ready(readJournal(join(root, fresh)))) return join(root, fresh);
+  }
+  throw new Error('the run never reached the expected state');
+}
+
+/** At least `n` trials done and one in flight. */
+const doneThenInFlight = (n: number) => (j: JournalLine[]) =>
+  j.filter((e) => e.state === 'done').length >= n && j[j.length - 1]?.state === 'started';
+
+const inFlightFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(() => {
   assert.ok(!existsSync(statePath));
@@ -200,6 +270,213 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       encoding: 'utf8',
     });
     assert.equal(grep.status, 1, `no private key material in the run folder: ${grep.stdout}`);
+    // Nor in the lab's logs (controller, qemu console, SSH): only key files and the VMs' own disks hold keys.
+    const logs = spawnSync(
+      'grep',
+      [
+        '-rl',
+        '--exclude=id_ed25519',
+        '--exclude=seed.tar',
+        '--exclude=*.qcow2',
+        '--exclude=*.raw',
+        '-e',
+        'PRIVATE KEY',
+        '-e',
+        'b3BlbnNzaC1rZXktdjE',
+        stateDir,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(logs.status, 1, `no private key material in logs or state: ${logs.stdout}`);
+  });
+
+  it('Ctrl-C twice mid-trial, then run --resume: finished trials kept, the one in flight rerun, nothing counted twice', async () => {
+    const run = startRun(env);
+    const interruptedDir = await waitForJournal(resultsDir, new Set(entriesOf(resultsDir)), doneThenInFlight(2));
+    await inFlightFor(3000); // well inside the trial: fio is running
+    run.child.kill('SIGINT');
+    await inFlightFor(200);
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 130, 'a second Ctrl-C exits at once');
+    const beforeResume = finalStates(interruptedDir);
+    const inFlight = [...beforeResume].filter(([, e]) => e.state === 'started').map(([t]) => t);
+    assert.equal(inFlight.length, 1, 'exactly one trial was in flight');
+    const doneBefore = [...beforeResume].filter(([, e]) => e.state === 'done').map(([t]) => t);
+    const doneMtimes = doneBefore.map((t) => statSync(join(interruptedDir, 'trials', t, 'meta.json')).mtimeMs);
+
+    const r = await layerlab('run', '--resume', basename(interruptedDir), '--lab', labFile);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`resuming run ${basename(interruptedDir)}: ${doneBefore.length} of 6 trials done`),
+    );
+    const after = finalStates(interruptedDir);
+    assert.equal(after.size, 6);
+    assert.ok(
+      [...after.values()].every((e) => e.state === 'done'),
+      'every trial of the plan is done',
+    );
+    assert.deepEqual(
+      doneBefore.map((t) => statSync(join(interruptedDir, 'trials', t, 'meta.json')).mtimeMs),
+      doneMtimes,
+      'finished trials were not run again',
+    );
+    assert.equal(
+      readJournal(interruptedDir).filter((e) => e.trial === inFlight[0] && e.state === 'started').length,
+      2,
+      'the in-flight trial ran again',
+    );
+    const samples = readFileSync(join(interruptedDir, 'samples.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(samples.length, 6 * 4 * 5, 'the trial set of an uninterrupted run');
+    const keys = new Set(samples.map((s) => [s.trial, s.metric, s.job, s.direction].join('/')));
+    assert.equal(keys.size, samples.length, 'no sample counted twice');
+    assert.ok(!existsSync(join(interruptedDir, 'trials', '.partial')));
+    for (const t of after.keys())
+      assert.ok(existsSync(join(interruptedDir, 'trials', t, 'MANIFEST')), `${t} was verified`);
+    const manifest = JSON.parse(readFileSync(join(interruptedDir, 'manifest.json'), 'utf8'));
+    assert.equal(manifest.resumes.length, 1);
+    const again = await layerlab('run', '--resume', basename(interruptedDir), '--lab', labFile);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /is complete .*nothing to resume/);
+
+    // Two real runs of the same lab: compare runs and claims no regression (n = 1: not enough runs).
+    const cmp = await layerlab('compare', runDir, interruptedDir);
+    assert.equal(cmp.code, 0, cmp.stdout + cmp.stderr);
+    assert.match(
+      cmp.stdout,
+      /48 cells: \*\*0 regression\(s\)\*\*, 0 improvement\(s\), 0 with no consistent difference, 48 with not enough runs/,
+    );
+  });
+
+  it(
+    'results disk full mid-run: a clear error, nothing finished lost; resume after freeing space completes the run',
+    {
+      skip: process.getuid?.() !== 0 && 'mounting a size-limited tmpfs needs root',
+    },
+    async () => {
+      const small = join(work, 'small-results');
+      mkdirSync(small);
+      assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'layerlab-e2e', small]).status, 0);
+      try {
+        const smallEnv = { ...env, LAYERLAB_RESULTS: small };
+        const run = startRun(smallEnv);
+        const dir = await waitForJournal(small, new Set(), doneThenInFlight(2));
+        // Fill the filesystem to the last byte while a trial is in flight.
+        const filler = join(small, 'filler');
+        const block = Buffer.alloc(64 * 1024);
+        const fd = openSync(filler, 'w');
+        try {
+          for (;;) writeSync(fd, block);
+        } catch (err) {
+          assert.equal((err as NodeJS.ErrnoException).code, 'ENOSPC');
+        } finally {
+          closeSync(fd);
+        }
+        assert.equal(await run.exited, 1, run.out.stderr);
+        assert.match(
+          run.out.stderr,
+          /the results disk is full .*Nothing finished is lost\. Free space under .*, then continue with `layerlab run --resume /,
+        );
+        const doneBefore = readJournal(dir)
+          .filter((e) => e.state === 'done')
+          .map((e) => e.trial);
+        assert.ok(doneBefore.length >= 2);
+        for (const t of doneBefore) assert.deepEqual(await checkManifest(join(dir, 'trials', t)), [], `${t} intact`);
+
+        rmSync(filler);
+        const r = spawnSync(process.execPath, [BIN, 'run', '--resume', basename(dir), '--lab', labFile], {
+          cwd: work,
+          env: smallEnv,
+          encoding: 'utf8',
+        });
+        assert.equal(r.status, 0, r.stderr);
+        const final = finalStates(dir);
+        assert.equal(final.size, 6);
+        assert.ok([...final.values()].every((e) => e.state === 'done'));
+        const samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        assert.equal(samples.length, 120, 'the trial set of an uninterrupted run');
+        const keys = new Set(samples.map((x) => [x.trial, x.metric, x.job, x.direction].join('/')));
+        assert.equal(keys.size, 120, 'no sample twice');
+      } finally {
+        spawnSync('umount', [small]);
+      }
+    },
+  );
+
+  it('a dropped SSH connection mid-trial is reconnected and the trial run once more; a host whose qemu dies fails its remaining trials while the other goes on', async () => {
+    const before = new Set(entriesOf(resultsDir));
+    const run = startRun(env);
+    // Fault 1: as the first trial runs, kill the sshd that carries the controller's connection to its host.
+    const dir = await waitForJournal(resultsDir, before, (j) => j.at(-1)?.state === 'started');
+    await inFlightFor(3000);
+    const first = readJournal(dir).at(-1) as JournalLine;
+    const dropped = { trial: first.trial, host: first.host };
+    const target = readState().hosts[dropped.host] as HostState;
+    const log = new HostLog(join(work, 'fault.log'));
+    const conn = await SshConnection.connect(
+      {
+        name: target.name,
+        address: '127.0.0.1',
+        port: target.port as number,
+        user: 'root',
+        privateKey: readFileSync(join(target.dir, 'id_ed25519'), 'utf8'),
+        hostKey: target.hostKey as string,
+      },
+      log,
+      Date.now() + 30_000,
+    );
+    const sshd = await conn.run(
+      'pid="$(cat /var/tmp/layerlab/trial.pid)"; sid="$(ps -o sid= -p "$pid" | tr -d " ")"; sshd="$(ps -o ppid= -p "$sid" | tr -d " ")"; ps -o args= -p "$sshd"; kill -KILL "$sshd"',
+    );
+    assert.match(sshd.stdout, /^sshd: root/, "the process killed is the sshd of the controller's session");
+    conn.close();
+    await log.close();
+
+    // Fault 2: the other host's VM dies in its next trial.
+    await waitForJournal(resultsDir, before, (j) => j.at(-1)?.state === 'started' && j.at(-1)?.host !== dropped.host);
+    await inFlightFor(3000);
+    const second = readJournal(dir).at(-1) as JournalLine;
+    const killed = { trial: second.trial, host: second.host };
+    const victim = readState().hosts[killed.host] as HostState;
+    assert.ok(victim.pid && isOurProcess(victim.pid, victim.dir));
+    process.kill(victim.pid, 'SIGKILL');
+
+    assert.equal(await run.exited, 1, 'failed trials: exit 1');
+    const { stderr } = run.out;
+    const entries = readJournal(dir);
+    const final = new Map(entries.map((e) => [e.trial, e]));
+    assert.equal(
+      entries.filter((e) => e.trial === dropped.trial && e.state === 'started').length,
+      2,
+      'dropped trial ran twice',
+    );
+    assert.equal(
+      final.get(dropped.trial)?.state,
+      'done',
+      `and counted once, as done: ${final.get(dropped.trial)?.reason}`,
+    );
+    assert.match(stderr, new RegExp(`${dropped.host}: connection lost during ${dropped.trial}; reconnecting`));
+    assert.match(stderr, new RegExp(`${dropped.host}: reconnected`));
+    assert.equal(final.get(killed.trial)?.state, 'failed');
+    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { trials: { id: string; host: string }[] };
+    const later = plan.trials.slice(plan.trials.findIndex((t) => t.id === killed.trial));
+    for (const t of later.filter((t) => t.host === killed.host)) {
+      assert.equal(final.get(t.id)?.state, 'failed', t.id);
+      assert.match(final.get(t.id)?.reason ?? '', new RegExp(`host ${killed.host} stopped answering`));
+    }
+    for (const t of plan.trials.filter((t) => t.host !== killed.host))
+      assert.equal(final.get(t.id)?.state, 'done', `${t.id} on the healthy host`);
+    const done = [...final.values()].filter((e) => e.state === 'done').length;
+    const samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8').trim().split('\n').filter(Boolean);
+    assert.equal(samples.length, done * 20, 'samples of done trials only, each once');
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    assert.match(report, new RegExp(`host ${killed.host} stopped answering`), 'the report lists the failures');
   });
 
   it('down leaves no qemu process, overlay, data disk or state behind', async () => {
