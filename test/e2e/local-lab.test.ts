@@ -134,7 +134,7 @@ const doneThenInFlight = (n: number) => (j: JournalLine[]) =>
 const inFlightFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(() => {
-  assert.ok(!existsSync(statePath));
+  assert.ok(!existsSync(statePath), '!existsSync(statePath)');
 });
 
 // Whatever happened, nothing of this test may stay running.
@@ -201,7 +201,7 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     // Run folders, beside results/history.sqlite.
     const runs = readdirSync(resultsDir).filter((d) => existsSync(join(resultsDir, d, 'manifest.json')));
     assert.equal(runs.length, 1);
-    assert.ok(existsSync(join(resultsDir, 'history.sqlite')));
+    assert.ok(existsSync(join(resultsDir, 'history.sqlite')), "existsSync(join(resultsDir, 'history.sqlite'))");
     runDir = join(resultsDir, runs[0] as string);
     for (const f of ['manifest.json', 'plan.json', 'journal.ndjson', 'samples.ndjson', 'summary.json', 'report.md']) {
       assert.ok(existsSync(join(runDir, f)), f);
@@ -218,14 +218,20 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
         ['seqwrite', 'seqread', 'randwrite', 'randread'],
       );
       for (const job of fio.jobs) assert.equal(job.error, 0, `${trial.id} ${job.jobname}`);
-      assert.ok(fio.jobs[0].write.io_bytes > 0 && fio.jobs[1].read.io_bytes > 0);
+      assert.ok(
+        fio.jobs[0].write.io_bytes > 0 && fio.jobs[1].read.io_bytes > 0,
+        'fio.jobs[0].write.io_bytes > 0 && fio.jobs[1].read.io_bytes > 0',
+      );
     }
     const samples = readFileSync(join(runDir, 'samples.ndjson'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     assert.equal(samples.length, 6 * 4 * 5, 'six trials x four jobs x five metrics');
-    assert.ok(samples.every((s) => s.value > 0 && s.run && s.host && s.trial && s.mount && s.profile));
+    assert.ok(
+      samples.every((s) => s.value > 0 && s.run && s.host && s.trial && s.mount && s.profile),
+      'samples.every((s) => s.value > 0 && s.run && s.host && s.trial && s.mount && s.profile)',
+    );
 
     const xfsEnv = JSON.parse(readFileSync(join(runDir, 'hosts', 'xfs', 'env', 'summary.json'), 'utf8'));
     assert.equal(xfsEnv.storage_driver, 'overlay2');
@@ -333,7 +339,10 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     assert.equal(samples.length, 6 * 4 * 5, 'the trial set of an uninterrupted run');
     const keys = new Set(samples.map((s) => [s.trial, s.metric, s.job, s.direction].join('/')));
     assert.equal(keys.size, samples.length, 'no sample counted twice');
-    assert.ok(!existsSync(join(interruptedDir, 'trials', '.partial')));
+    assert.ok(
+      !existsSync(join(interruptedDir, 'trials', '.partial')),
+      "!existsSync(join(interruptedDir, 'trials', '.partial'))",
+    );
     for (const t of after.keys())
       assert.ok(existsSync(join(interruptedDir, 'trials', t, 'MANIFEST')), `${t} was verified`);
     const manifest = JSON.parse(readFileSync(join(interruptedDir, 'manifest.json'), 'utf8'));
@@ -383,7 +392,7 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
         const doneBefore = readJournal(dir)
           .filter((e) => e.state === 'done')
           .map((e) => e.trial);
-        assert.ok(doneBefore.length >= 2);
+        assert.ok(doneBefore.length >= 2, 'doneBefore.length >= 2');
         for (const t of doneBefore) assert.deepEqual(await checkManifest(join(dir, 'trials', t)), [], `${t} intact`);
 
         rmSync(filler);
@@ -395,7 +404,10 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
         assert.equal(r.status, 0, r.stderr);
         const final = finalStates(dir);
         assert.equal(final.size, 6);
-        assert.ok([...final.values()].every((e) => e.state === 'done'));
+        assert.ok(
+          [...final.values()].every((e) => e.state === 'done'),
+          "[...final.values()].every((e) => e.state === 'done')",
+        );
         const samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8')
           .trim()
           .split('\n')
@@ -444,7 +456,7 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     const second = readJournal(dir).at(-1) as JournalLine;
     const killed = { trial: second.trial, host: second.host };
     const victim = readState().hosts[killed.host] as HostState;
-    assert.ok(victim.pid && isOurProcess(victim.pid, victim.dir));
+    assert.ok(victim.pid && isOurProcess(victim.pid, victim.dir), 'victim.pid && isOurProcess(victim.pid, victim.dir)');
     process.kill(victim.pid, 'SIGKILL');
 
     assert.equal(await run.exited, 1, 'failed trials: exit 1');
@@ -499,6 +511,6 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       });
     assert.deepEqual(stray, [], 'no process mentions the lab state directory');
     // Results stay: they are the point.
-    assert.ok(existsSync(join(runDir, 'samples.ndjson')));
+    assert.ok(existsSync(join(runDir, 'samples.ndjson')), "existsSync(join(runDir, 'samples.ndjson'))");
   });
 });

@@ -80,7 +80,7 @@ after(async () => {
 
 async function onHost(inventory: Inventory, name: string, command: string): Promise<string> {
   const host = inventory.hosts.find((h) => h.name === name);
-  assert.ok(host);
+  assert.ok(host, 'host');
   const log = new HostLog(join(work, 'ssh-test.log'));
   const conn = await connectHost(host, log, Date.now() + 60_000);
   try {
@@ -143,7 +143,7 @@ describe('static target on VMs from the local dynamic provider', { timeout: 45 *
     const r = await layerlab('run', '--lab', labFile, '--inventory', inventoryFile);
     assert.equal(r.code, 0, r.stderr);
     const [runId] = readdirSync(resultsDir).filter((d) => d.includes(LAB));
-    assert.ok(runId);
+    assert.ok(runId, 'runId');
     const dir = join(resultsDir, runId);
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
     assert.equal(manifest.inventory.target, 'static');

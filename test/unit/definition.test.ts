@@ -55,6 +55,7 @@ describe('lab definition', () => {
       errorOf(good.replace('profile: overlay2-xfs', 'profile: zfs')).includes(
         `hosts[0].profile: expected one of ${PROFILE_NAMES.join(', ')}; got "zfs"`,
       ),
+      "errorOf(good.replace('profile: overlay2-xfs', 'profile: zfs')).includes( `hosts[0].profile: expected one of ${PROFILE_NAMES.join(', ')}; got \"zfs\"`, )",
     );
     assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
     assert.match(

@@ -23,7 +23,10 @@ describe('fio parser', () => {
     const p99 = values.find((v) => v.labels.job === 'randread' && v.metric === 'clat_p99');
     assert.equal(p99?.value, raw.jobs[3].read.clat_ns.percentile['99.000000'] / 1000);
     assert.equal(p99?.unit, 'us');
-    assert.ok(values.every((v) => Number.isFinite(v.value) && v.value > 0));
+    assert.ok(
+      values.every((v) => Number.isFinite(v.value) && v.value > 0),
+      'values.every((v) => Number.isFinite(v.value) && v.value > 0)',
+    );
   });
 
   it('finds the JSON after fio error lines and reports failed jobs as failures, not as zero bandwidth', () => {
@@ -36,7 +39,10 @@ describe('fio parser', () => {
       values.every((v) => v.labels.job === 'randread'),
       'only the job that ran has values',
     );
-    assert.ok(!values.some((v) => v.value === 0 && v.metric === 'bw'));
+    assert.ok(
+      !values.some((v) => v.value === 0 && v.metric === 'bw'),
+      "!values.some((v) => v.value === 0 && v.metric === 'bw')",
+    );
   });
 
   it('a single failed job gives no values at all', () => {

@@ -225,8 +225,14 @@ describe('infra/aws under Pulumi mocks', () => {
       assert.equal(instances[i]?.inputs.ami, `ami-from-${source.owner}`, profile);
     });
     const amiCalls = invokes.filter((c) => c.token === 'aws:ec2/getAmi:getAmi');
-    assert.ok(amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('debian-12-amd64-*')));
-    assert.ok(amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('Flatcar-stable-*-hvm')));
+    assert.ok(
+      amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('debian-12-amd64-*')),
+      "amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('debian-12-amd64-*'))",
+    );
+    assert.ok(
+      amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('Flatcar-stable-*-hvm')),
+      "amiCalls.some((c) => JSON.stringify(c.inputs.filters).includes('Flatcar-stable-*-hvm'))",
+    );
     assert.deepEqual(
       all.inventory.hosts.map((h) => [h.profile, h.user]),
       PROFILE_NAMES.map((p) => [p, PROFILES[p].image === 'flatcar' ? 'core' : 'root']),
@@ -238,15 +244,18 @@ describe('infra/aws under Pulumi mocks', () => {
     const [debian, flatcar] = all.mine.filter((r) => r.type === 'aws:ec2/instance:Instance');
     const [debianHost, flatcarHost] = all.inventory.hosts;
     const cloudText = String(debian?.inputs.userData);
-    assert.ok(cloudText.startsWith('#cloud-config\n'));
+    assert.ok(cloudText.startsWith('#cloud-config\n'), "cloudText.startsWith('#cloud-config\\n')");
     const cloud = parseYaml(cloudText) as Record<string, unknown>;
     const keys = cloud.ssh_keys as Record<string, string>;
     assert.equal(keys.ed25519_public, debianHost?.hostKey, 'the pinned host key is the one installed');
     assert.match(keys.ed25519_private ?? '', /BEGIN OPENSSH PRIVATE KEY/);
     assert.deepEqual(cloud.ssh_genkeytypes, []);
     assert.equal(cloud.disable_root, false);
-    assert.ok((cloud.packages as string[]).includes('docker.io'));
-    assert.ok((cloud.packages as string[]).includes('thin-provisioning-tools'));
+    assert.ok((cloud.packages as string[]).includes('docker.io'), "(cloud.packages as string[]).includes('docker.io')");
+    assert.ok(
+      (cloud.packages as string[]).includes('thin-provisioning-tools'),
+      "(cloud.packages as string[]).includes('thin-provisioning-tools')",
+    );
 
     const ignition = ignitionSchema.parse(JSON.parse(String(flatcar?.inputs.userData)));
     assert.equal(ignition.ignition.version, IGNITION_VERSION);

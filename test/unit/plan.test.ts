@@ -31,7 +31,10 @@ describe('plan', () => {
     assert.equal(new Set(plan.trials.map((t) => t.id)).size, plan.trials.length);
     for (let rep = 1; rep <= 5; rep++) {
       const block = plan.trials.slice((rep - 1) * 6, rep * 6);
-      assert.ok(block.every((t) => t.rep === rep));
+      assert.ok(
+        block.every((t) => t.rep === rep),
+        'block.every((t) => t.rep === rep)',
+      );
       assert.equal(new Set(block.map((t) => `${t.host}/${t.mount}`)).size, 6);
     }
   });

@@ -149,7 +149,7 @@ describe('compare two runs', () => {
     writeRun(same);
     writeRun(slower, { dmFactor: 0.5 });
     const unchanged = compareRuns(older, same);
-    assert.ok(unchanged.length > 0);
+    assert.ok(unchanged.length > 0, 'unchanged.length > 0');
     assert.ok(
       unchanged.every((d) => d.kind === 'no-difference'),
       'nothing changed: no consistent difference',

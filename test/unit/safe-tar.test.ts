@@ -25,7 +25,7 @@ describe('safe tar extraction', () => {
     const dest = join(work, 'out-ok');
     const files = await extractSafely(createReadStream(archive('ok.tar', src, ['.'])), dest);
     assert.deepEqual(files, ['sub/ok.txt']);
-    assert.ok(existsSync(join(dest, 'sub', 'ok.txt')));
+    assert.ok(existsSync(join(dest, 'sub', 'ok.txt')), "existsSync(join(dest, 'sub', 'ok.txt'))");
   });
 
   it('refuses ".." members', async () => {
@@ -49,7 +49,7 @@ describe('safe tar extraction', () => {
     symlinkSync('/etc/passwd', join(linkDir, 'passwd'));
     const tarPath = archive('link.tar', linkDir, ['passwd']);
     await assert.rejects(extractSafely(createReadStream(tarPath), join(work, 'out-link')), /SymbolicLink entry/);
-    assert.ok(!existsSync(join(work, 'out-link', 'passwd')));
+    assert.ok(!existsSync(join(work, 'out-link', 'passwd')), "!existsSync(join(work, 'out-link', 'passwd'))");
   });
 
   it('classifies member names', () => {

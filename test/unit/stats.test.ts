@@ -10,7 +10,7 @@ describe('descriptive statistics', () => {
     assert.equal(quantile([1, 2, 3, 4], 0.5), 2.5);
     assert.equal(quantile([1, 2, 3, 4], 0.25), 1.75);
     assert.equal(quantile([7], 0.9), 7);
-    assert.ok(Number.isNaN(quantile([], 0.5)));
+    assert.ok(Number.isNaN(quantile([], 0.5)), 'Number.isNaN(quantile([], 0.5))');
   });
 
   it('describes a cell: n, median, min, max, quartiles; ties and a single sample', () => {
@@ -33,7 +33,7 @@ describe('ratio of medians with a bootstrap interval', () => {
       b,
     );
     assert.equal(ci?.ratio, 2);
-    assert.ok(ci && ci.lo <= 2 && ci.hi >= 2);
+    assert.ok(ci && ci.lo <= 2 && ci.hi >= 2, 'ci && ci.lo <= 2 && ci.hi >= 2');
   });
 
   it('is reproducible by seed', () => {

@@ -62,10 +62,10 @@ describe('stop rule', () => {
     const l = lab('{ min: 3, max: 20, targetCiWidth: 0.1 }');
     const tight = stopAfter(l, 5, 0, samples(5, 0.01));
     assert.equal(tight.reason, 'target-ci-width');
-    assert.ok((tight.widest ?? 1) < 0.1);
+    assert.ok((tight.widest ?? 1) < 0.1, '(tight.widest ?? 1) < 0.1');
     const noisy = stopAfter(l, 5, 0, samples(5, 0.4));
     assert.equal(noisy.stop, false);
-    assert.ok((noisy.widest ?? 0) >= 0.1);
+    assert.ok((noisy.widest ?? 0) >= 0.1, '(noisy.widest ?? 0) >= 0.1');
   });
 
   it('widest interval is unbounded while a pair has too few runs', () => {

@@ -73,7 +73,10 @@ describe('layerlab sweep --local', () => {
     assert.match(r.stderr, /would remove lab dead: no VM running; 2 host folder\(s\) left/);
     assert.match(r.stderr, /would remove lab stray: state folder without state\.json/);
     assert.match(r.stderr, /keep lab kept: 1 VM\(s\) running, made by `up`: kept/);
-    assert.ok(existsSync(orphanDir) && existsSync(deadDir) && existsSync(keptDir));
+    assert.ok(
+      existsSync(orphanDir) && existsSync(deadDir) && existsSync(keptDir),
+      'existsSync(orphanDir) && existsSync(deadDir) && existsSync(keptDir)',
+    );
     assert.equal(orphanVm.exitCode, null);
   });
 
@@ -85,8 +88,11 @@ describe('layerlab sweep --local', () => {
       const r = sweep();
       assert.equal(r.status, 0, r.stderr);
       await exited;
-      assert.ok(!existsSync(orphanDir) && !existsSync(deadDir) && !existsSync(join(home, 'labs', 'stray')));
-      assert.ok(existsSync(keptDir));
+      assert.ok(
+        !existsSync(orphanDir) && !existsSync(deadDir) && !existsSync(join(home, 'labs', 'stray')),
+        "!existsSync(orphanDir) && !existsSync(deadDir) && !existsSync(join(home, 'labs', 'stray'))",
+      );
+      assert.ok(existsSync(keptDir), 'existsSync(keptDir)');
       assert.equal(keptVm.exitCode, null, 'the VM of a lab that is up keeps running');
       assert.equal(keptVm.signalCode, null);
       assert.match(sweep('--dry-run').stderr, /keep lab kept/);

@@ -31,7 +31,10 @@ describe('nightly workflow', () => {
   });
 
   it('runs on a schedule and by hand, with OIDC instead of stored keys', () => {
-    assert.ok(workflow.on.schedule && 'workflow_dispatch' in workflow.on);
+    assert.ok(
+      workflow.on.schedule && 'workflow_dispatch' in workflow.on,
+      "workflow.on.schedule && 'workflow_dispatch' in workflow.on",
+    );
     assert.equal(workflow.permissions['id-token'], 'write');
     assert.ok(!/AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY/.test(text), 'no long-lived AWS keys');
   });
@@ -45,7 +48,10 @@ describe('nightly workflow', () => {
     assert.ok(up >= 0 && up < run && run < down && down < sweep, 'up -> run -> down -> sweep');
     for (const i of [down, sweep])
       assert.equal(steps[i]?.if, 'always()', `${steps[i]?.name} runs even after a failure`);
-    assert.ok(steps.some((s) => s.if === 'always()' && /GITHUB_STEP_SUMMARY/.test(s.run ?? '')));
+    assert.ok(
+      steps.some((s) => s.if === 'always()' && /GITHUB_STEP_SUMMARY/.test(s.run ?? '')),
+      "steps.some((s) => s.if === 'always()' && /GITHUB_STEP_SUMMARY/.test(s.run ?? ''))",
+    );
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     assert.equal(upload?.if, 'always()');
     assert.equal(upload?.with?.path, 'results/');
@@ -54,7 +60,7 @@ describe('nightly workflow', () => {
   it('calls only commands and options that the CLI has', () => {
     const program = buildProgram();
     const calls = steps.flatMap((s) => (s.run ?? '').split('\n')).filter((l) => l.includes('npx layerlab '));
-    assert.ok(calls.length >= 5);
+    assert.ok(calls.length >= 5, 'calls.length >= 5');
     for (const call of calls) {
       // The command line up to the end of a $( ... ) or a pipe.
       const words = call
