@@ -19,14 +19,14 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkManifest } from '../../lab/run/manifest-check.ts';
 import { SshConnection } from '../../lab/ssh/transport.ts';
 import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
+import { BIN, cliRunner } from './cli.ts';
 
-const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'layerlab.js');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-e2e-'));
 const stateDir = join(work, 'state');
 const resultsDir = join(work, 'results');
@@ -49,21 +49,7 @@ repetitions: 1
 
 const env = { ...process.env, LAYERLAB_HOME: stateDir, LAYERLAB_RESULTS: resultsDir };
 
-function layerlab(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-      process.stderr.write(c); // progress stays visible in CI logs
-    });
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
+const layerlab = cliRunner(work, env);
 
 interface HostState {
   name: string;

@@ -6,19 +6,18 @@
  * outing of the overlay2-ext4 and btrfs profiles.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { connectHost } from '../../lab/ssh/connect.ts';
 import type { Inventory } from '../../lab/targets/types.ts';
 import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
+import { cliRunner } from './cli.ts';
 
-const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'layerlab.js');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-static-'));
 const stateDir = join(work, 'state');
 const resultsDir = join(work, 'results');
@@ -44,25 +43,7 @@ repetitions: 1
 );
 const inventoryFile = join(work, 'hosts.yaml');
 
-function layerlab(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: work,
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-      process.stderr.write(c);
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const layerlab = cliRunner(work, process.env);
 
 const statePath = join(stateDir, 'labs', LAB, 'state.json');
 type HostState = { name: string; dir: string; pid?: number };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -47,6 +47,16 @@ describe('CLI', () => {
     const r = layerlab('validate', resolve(import.meta.dirname, '..', '..', 'labs', 'quick.yaml'));
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /ok: .*lab quick, 2 host\(s\), 18 trials \(serial\)/);
+  });
+
+  it('every ready lab in labs/ validates', () => {
+    const dir = resolve(import.meta.dirname, '..', '..', 'labs');
+    const labs = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+    assert.ok(labs.length >= 2, `labs found: ${labs.join(', ')}`);
+    for (const file of labs) {
+      const r = layerlab('validate', join(dir, file));
+      assert.equal(r.status, 0, `${file}: ${r.stderr}`);
+    }
   });
 
   for (const [kind, text] of Object.entries(BAD)) {
