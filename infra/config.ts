@@ -1,4 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
+import { DEFAULT_LAB_TTL_HOURS, defaultExpiry } from '../lab/targets/types.js';
 import type { LabTagInfo } from './tags.js';
 
 /**
@@ -15,15 +16,13 @@ export interface OperatorConfig {
   tags: Omit<LabTagInfo, 'lab'>;
 }
 
-const DEFAULT_TTL_HOURS = 8;
-
 export function readOperatorConfig(): OperatorConfig {
   const config = new pulumi.Config('layerlab');
   const stack = pulumi.getStack();
   const expiresAt = config.get('expiresAt');
   if (!expiresAt) {
     pulumi.log.warn(
-      `layerlab:expiresAt is not set; resources expire ${DEFAULT_TTL_HOURS} h from this update (set it once to keep the tags stable)`,
+      `layerlab:expiresAt is not set; resources expire ${DEFAULT_LAB_TTL_HOURS} h from this update (set it once to keep the tags stable)`,
     );
   }
   return {
@@ -34,7 +33,7 @@ export function readOperatorConfig(): OperatorConfig {
     tags: {
       runId: config.get('runId') ?? stack,
       owner: config.get('owner') ?? process.env.USER ?? 'unknown',
-      expiresAt: expiresAt ?? new Date(Date.now() + DEFAULT_TTL_HOURS * 3600_000).toISOString(),
+      expiresAt: expiresAt ?? defaultExpiry(),
     },
   };
 }

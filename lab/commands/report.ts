@@ -10,7 +10,7 @@ import { renderHtml } from '../report/html.js';
 import { loadRun } from '../report/load-run.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { runFiles } from '../run/run-dir.js';
-import { type Sample, analyzeTrialDir } from '../run/trial.js';
+import { type Sample, analyzeTrialDir, writeSamples } from '../run/trial.js';
 import { writeFileAtomic } from '../util/files.js';
 
 /** A run id, a run folder path, or (none given) the newest run. */
@@ -51,7 +51,7 @@ export async function report(runDir: string): Promise<string> {
     samples.push(...outcome.samples);
     if (!outcome.ok) reparseFailures.set(trial.id, { host: trial.host, reason: outcome.failures.join('; ') });
   }
-  await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  await writeSamples(files.samples, samples);
   await writeFileAtomic(files.csv, samplesCsv(samples));
   const run = loadRun(runDir, reparseFailures);
   const analysis = analyzeRun(run);

@@ -10,11 +10,11 @@ import { Journal } from '../run/journal.js';
 import { say } from '../run/progress.js';
 import { createRunDir, runFiles } from '../run/run-dir.js';
 import { type RunSummary, executeRun } from '../run/runner.js';
-import type { Sample } from '../run/trial.js';
+import { readSamples, writeSamples } from '../run/trial.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { type Inventory, publicInventory } from '../targets/types.js';
 import { toolImageTag } from '../toolimages/toolimages.js';
-import { writeFileAtomic, writeJson } from '../util/files.js';
+import { writeJson } from '../util/files.js';
 import { labLog } from './context.js';
 import { resolveRunDir } from './report.js';
 import { buildToolImages, driverFor, prepareHosts, toolImageNames } from './up.js';
@@ -156,12 +156,8 @@ export async function resumeRun(
     0,
   );
   // Samples of a trial count only once its journal line says done.
-  const samples = readFileSync(files.samples, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Sample)
-    .filter((s) => done.has(s.trial));
-  await writeFileAtomic(files.samples, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  const samples = readSamples(files.samples).filter((s) => done.has(s.trial));
+  await writeSamples(files.samples, samples);
   for (const trial of plan.trials)
     if (!done.has(trial.id)) await rm(files.trialDir(trial.id), { recursive: true, force: true });
   await rm(join(dir, 'trials', '.partial'), { recursive: true, force: true });

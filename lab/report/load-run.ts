@@ -4,7 +4,7 @@ import { LabError } from '../errors.js';
 import { Journal, type JournalEntry } from '../run/journal.js';
 import { runFiles } from '../run/run-dir.js';
 import type { RunSummary } from '../run/runner.js';
-import type { Sample } from '../run/trial.js';
+import { type Sample, readSamples } from '../run/trial.js';
 
 export interface HostEnvSummary {
   [key: string]: string;
@@ -68,12 +68,7 @@ export function loadRun(
 ): LoadedRun {
   const files = runFiles(dir);
   if (!existsSync(files.manifest)) throw new LabError(`${dir} is not a run folder (no manifest.json)`);
-  const samples = existsSync(files.samples)
-    ? readFileSync(files.samples, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as Sample)
-    : [];
+  const samples = readSamples(files.samples);
   const plan = existsSync(files.plan)
     ? readJson<{ trials: { id: string; host: string }[] }>(files.plan)
     : { trials: [] };

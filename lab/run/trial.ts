@@ -8,6 +8,7 @@ import type { Trial } from '../plan/plan.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import type { SshConnection } from '../ssh/transport.js';
+import { writeFileAtomic } from '../util/files.js';
 import { envCommand } from '../util/shell.js';
 import { checkManifest } from './manifest-check.js';
 
@@ -30,6 +31,20 @@ const CORE_SET = new Set<string>(CORE_LABELS);
 /** A sample's scenario labels, in the order the parser wrote them. */
 export function scenarioLabels(sample: Sample): [string, string | number][] {
   return Object.entries(sample).filter(([key]) => !CORE_SET.has(key));
+}
+
+/** Reads samples.ndjson (empty when it does not exist yet). */
+export function readSamples(path: string): Sample[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Sample);
+}
+
+/** Rewrites samples.ndjson as a whole, atomically. */
+export function writeSamples(path: string, samples: readonly Sample[]): Promise<void> {
+  return writeFileAtomic(path, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
 }
 
 /** One line of samples.ndjson. */

@@ -44,3 +44,10 @@ export interface StackInventory {
 
 /** The tag (on every cloud resource) after which `layerlab sweep` may delete it. */
 export const EXPIRY_TAG = 'layerlab:expires';
+
+/** How long a cloud lab may live when nobody set its expiry: then `layerlab sweep` may delete it. */
+export const DEFAULT_LAB_TTL_HOURS = 8;
+
+export function defaultExpiry(now = Date.now()): string {
+  return new Date(now + DEFAULT_LAB_TTL_HOURS * 3600_000).toISOString();
+}

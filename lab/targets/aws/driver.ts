@@ -8,11 +8,8 @@ import { LabError, UserError } from '../../errors.js';
 import { PACKAGE_ROOT, labStateDir } from '../../paths.js';
 import { writeFileAtomic, writeSecret } from '../../util/files.js';
 import { type ProvisionHooks, type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
-import type { Inventory, StackInventory } from '../types.js';
+import { type Inventory, type StackInventory, defaultExpiry } from '../types.js';
 import { requirePulumiCli } from './pulumi-cli.js';
-
-/** How long a cloud lab may live before `layerlab sweep` deletes it. */
-const DEFAULT_TTL_HOURS = 8;
 
 function savedDir(lab: string): string {
   return join(labStateDir(lab), 'aws');
@@ -75,9 +72,7 @@ export const awsDriver: TargetDriver = {
       'aws:region': { value: lab.target.aws.region },
       ...(cidrs.length ? { 'layerlab:sshCidrs': { value: JSON.stringify(cidrs) } } : {}),
       // Kept from the first up: a later up must not extend or shorten the lease silently.
-      ...(config['layerlab:expiresAt']
-        ? {}
-        : { 'layerlab:expiresAt': { value: new Date(Date.now() + DEFAULT_TTL_HOURS * 3600_000).toISOString() } }),
+      ...(config['layerlab:expiresAt'] ? {} : { 'layerlab:expiresAt': { value: defaultExpiry() } }),
       ...(config['layerlab:owner']
         ? {}
         : { 'layerlab:owner': { value: process.env.GITHUB_ACTOR ?? userInfo().username } }),
