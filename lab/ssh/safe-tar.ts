@@ -1,5 +1,6 @@
+import { statSync, statfsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
@@ -23,6 +24,7 @@ export async function extractSafely(source: Readable, dir: string): Promise<stri
   await mkdir(dir, { recursive: true });
   const refused: string[] = [];
   const files: string[] = [];
+  const declared = new Map<string, number>();
   await pipeline(
     source,
     tar.x({
@@ -33,11 +35,25 @@ export async function extractSafely(source: Readable, dir: string): Promise<stri
         const type = 'type' in entry ? String(entry.type) : 'File';
         const reason = unsafeMemberReason(path, type);
         if (reason) refused.push(reason);
-        else if (type !== 'Directory') files.push(path.replace(/^\.\//, ''));
+        else if (type !== 'Directory') {
+          files.push(path.replace(/^\.\//, ''));
+          declared.set(path, 'size' in entry ? Number(entry.size) : 0);
+        }
         return reason === undefined;
       },
     }),
   );
   if (refused.length) throw new Error(`refused unsafe archive members: ${refused.join('; ')}`);
+  // node-tar can end a file short without an error when the disk fills up
+  // (seen on a full tmpfs): compare what landed with what the archive declared.
+  const short = [...declared].filter(([path, size]) => statSync(join(dir, path)).size !== size);
+  if (short.length) {
+    const diskFull = statfsSync(dir).bavail === 0;
+    const err: NodeJS.ErrnoException = new Error(
+      `unpacked ${short.map(([p, size]) => `${p} (${statSync(join(dir, p)).size} of ${size} bytes)`).join(', ')} short${diskFull ? ': no space left on the device' : ''}`,
+    );
+    if (diskFull) err.code = 'ENOSPC';
+    throw err;
+  }
   return files;
 }

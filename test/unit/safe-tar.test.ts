@@ -3,7 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
+import * as tar from 'tar';
 import { extractSafely, unsafeMemberReason } from '../../lab/ssh/safe-tar.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-tar-'));
@@ -58,4 +60,38 @@ describe('safe tar extraction', () => {
     assert.match(unsafeMemberReason('/etc/x', 'File') ?? '', /absolute/);
     assert.match(unsafeMemberReason('x', 'Link') ?? '', /Link entry/);
   });
+
+  it(
+    'a file that lands short on a full disk is an ENOSPC error, not a silent truncation',
+    {
+      skip: process.getuid?.() !== 0 && 'mounting a size-limited tmpfs needs root',
+    },
+    async () => {
+      const bigDir = join(work, 'big');
+      mkdirSync(bigDir);
+      writeFileSync(join(bigDir, 'big.bin'), Buffer.alloc(512 * 1024, 7));
+      const tarPath = archive('big.tar', bigDir, ['big.bin']);
+      const small = join(work, 'small');
+      mkdirSync(small);
+      assert.equal(execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'layerlab-unit', small]).length, 0);
+      try {
+        // From a file, node-tar reports the write error itself; from a generated
+        // stream it ended the file short without one (seen here): both must fail.
+        const sources = [
+          () => createReadStream(tarPath),
+          () => tar.c({ cwd: bigDir }, ['big.bin']) as unknown as Readable,
+        ];
+        for (const [i, source] of sources.entries()) {
+          await assert.rejects(extractSafely(source(), join(small, `out${i}`)), (err: NodeJS.ErrnoException) => {
+            assert.equal(err.code, 'ENOSPC', `source ${i}: ${err.message}`);
+            assert.match(err.message, /no space left/i);
+            return true;
+          });
+          rmSync(join(small, `out${i}`), { recursive: true, force: true });
+        }
+      } finally {
+        execFileSync('umount', [small]);
+      }
+    },
+  );
 });
