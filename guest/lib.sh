@@ -8,6 +8,8 @@ LL_STATE=/var/lib/layerlab
 # Bind-mount sources sit beside docker's data, on the same filesystem as volumes,
 # so layer/volume/bind compare mount mechanisms and not disks.
 LL_BIND_ROOT=/var/lib/docker/layerlab-bind
+# Where the local target's shared host folder (virtiofs tag llshare) is mounted.
+LL_SHARE_ROOT=/mnt/layerlab-share
 
 ll_die() {
   echo "layerlab: $*" >&2
@@ -46,6 +48,24 @@ ll_json_obj() {
 # CPU steal ticks so far (8th value of the cpu line in /proc/stat).
 ll_steal_ticks() {
   awk '/^cpu /{print $9; exit}' /proc/stat
+}
+
+# Seconds since the epoch with nanoseconds (for timing phases).
+ll_now() {
+  date +%s.%N
+}
+
+# Seconds between two ll_now values, to the microsecond.
+ll_elapsed() {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'
+}
+
+# Mounts the VM host's shared folder (mount kind hostshare) unless it is mounted.
+ll_hostshare_mount() {
+  mountpoint -q "$LL_SHARE_ROOT" && return 0
+  mkdir -p "$LL_SHARE_ROOT"
+  mount -t virtiofs llshare "$LL_SHARE_ROOT" 2>/dev/null ||
+    ll_die "mount kind hostshare: no shared folder on this host (virtiofs tag llshare); only local VMs of a lab that lists hostshare have one"
 }
 
 LL_TRIAL_PIDFILE=/var/tmp/layerlab/trial.pid
@@ -167,6 +187,12 @@ ll_mount_setup() {
       mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
       LL_MOUNT_ARGS+=(--mount "type=bind,source=$LL_BIND_ROOT/$LL_MOUNT_NAME,target=$target")
       ;;
+    hostshare)
+      ll_hostshare_mount
+      rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME"
+      mkdir -p -- "$LL_SHARE_ROOT/$LL_MOUNT_NAME"
+      LL_MOUNT_ARGS+=(--mount "type=bind,source=$LL_SHARE_ROOT/$LL_MOUNT_NAME,target=$target")
+      ;;
     *) ll_die "unknown mount kind: $kind" ;;
   esac
 }
@@ -175,5 +201,6 @@ ll_mount_cleanup() {
   case "${LL_MOUNT_KIND:-}" in
     volume) docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true ;;
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
+    hostshare) rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME" ;;
   esac
 }

@@ -74,13 +74,27 @@ export const PROFILE_NAMES = Object.keys(PROFILES) as [ProfileName, ...ProfileNa
 
 export interface MountSpec {
   description: string;
+  /** Targets that can provide it (a host folder exists only where the VM's host is ours). */
+  targets: readonly TargetKind[];
 }
 
 export const MOUNT_KINDS = {
-  layer: { description: "the container's writable layer (no mount)" },
-  volume: { description: 'a fresh named volume per trial' },
-  bind: { description: 'a bind mount of a fresh host directory beside /var/lib/docker' },
+  layer: { description: "the container's writable layer (no mount)", targets: TARGET_KINDS },
+  volume: { description: 'a fresh named volume per trial', targets: TARGET_KINDS },
+  bind: { description: 'a bind mount of a fresh host directory beside /var/lib/docker', targets: TARGET_KINDS },
+  hostshare: {
+    // The analogue of boot2docker's vboxsf and Docker for Mac's osxfs (seeds 000, 002).
+    description: "a folder of the VM's host shared into the VM (virtiofs), bind-mounted into the container",
+    targets: ['local'],
+  },
 } as const satisfies Record<string, MountSpec>;
 
 export type MountKind = keyof typeof MOUNT_KINDS;
 export const MOUNT_KIND_NAMES = Object.keys(MOUNT_KINDS) as [MountKind, ...MountKind[]];
+
+/**
+ * The mount coordinate of a trial whose scenario sets up its own storage
+ * (permissions, lifetime, backup and lifecycle compare mounts inside one trial).
+ */
+export const NO_MOUNT = 'none';
+export type TrialMount = MountKind | typeof NO_MOUNT;

@@ -1,6 +1,7 @@
+import { scenarioMounts } from '../plan/plan.js';
 import type { LoadedRun } from '../report/load-run.js';
 import type { Sample } from '../run/trial.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
 import { type ComparisonRow, compareAll } from './comparisons.js';
 
 export interface ScenarioAnalysis {
@@ -22,14 +23,16 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
     else byScenario.set(name, [s]);
   }
   const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
-  const order = { hosts: (lab.hosts ?? []).map((h) => h.name), mounts: lab.mounts ?? [] };
-  return [...byScenario].map(([name, samples]) => ({
+  const hosts = (lab.hosts ?? []).map((h) => h.name);
+  // Scenarios in their catalog order, whatever order the trials ran in.
+  const ordered = [...byScenario].sort(([a], [b]) => SCENARIO_NAMES.indexOf(a) - SCENARIO_NAMES.indexOf(b));
+  return ordered.map(([name, samples]) => ({
     name,
     samples,
     comparisons: compareAll(
       samples,
       (SCENARIOS[name]?.metrics ?? []).filter((m) => m.compare),
-      order,
+      { hosts, mounts: scenarioMounts(name, lab.mounts ?? []) },
     ),
   }));
 }

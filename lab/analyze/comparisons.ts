@@ -96,7 +96,7 @@ export function compareAll(
     const va = valuesOf(cellA);
     const vb = valuesOf(cellB);
     if (!va.length && !vb.length) return;
-    const result = compareDistributions(va, vb, distributionOf(cellA), distributionOf(cellB), metric.better);
+    const result = compareDistributions(va, vb, distributionOf(cellA), distributionOf(cellB), metric.better, a);
     rows.push({ axis, within, a, b, series: cellA.series, metric, result });
   };
   for (const ser of series) {

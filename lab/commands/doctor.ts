@@ -1,6 +1,7 @@
 import { constants, accessSync, statfsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { cacheRoot, stateRoot } from '../paths.js';
+import { findVirtiofsd } from '../targets/local/hostshare.js';
 import { aptSourceFiles } from '../util/apt-sources.js';
 import { runLocal, which } from '../util/proc.js';
 import { formatBytes } from '../util/size.js';
@@ -47,6 +48,15 @@ export function runChecks(): Check[] {
       fix: `apt-get install -y --no-install-recommends ${t.pkg}`,
     });
   }
+  const virtiofsd = findVirtiofsd();
+  checks.push({
+    what: 'virtiofsd',
+    ok: !!virtiofsd,
+    detail: virtiofsd ?? 'missing (only mount kind hostshare needs it)',
+    aptPackage: 'qemu-system-common',
+    fix: 'apt-get install -y --no-install-recommends qemu-system-common',
+    optional: true,
+  });
   const root = process.getuid?.() === 0;
   checks.push({
     what: 'running as root',

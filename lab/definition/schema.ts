@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import { MOUNT_KINDS, MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
 
 /**
@@ -160,6 +160,16 @@ export const labSchema = z
     if (mountSet.size !== lab.mounts.length) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['mounts'], message: 'duplicate mount kind' });
     }
+    lab.mounts.forEach((m, i) => {
+      const targets: readonly string[] = MOUNT_KINDS[m].targets;
+      if (!targets.includes(lab.target.kind)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['mounts', i],
+          message: `mount kind ${m} (${MOUNT_KINDS[m].description}) runs only on target ${targets.join(', ')}; remove it from mounts for target ${lab.target.kind}`,
+        });
+      }
+    });
     for (const scenarioName of SCENARIO_NAMES) {
       const params = lab.scenarios[scenarioName];
       if (params === undefined) continue;
@@ -177,7 +187,8 @@ export const labSchema = z
         }
       });
       const unsupported = lab.mounts.filter((m) => !scenario.mounts.includes(m));
-      if (unsupported.length) {
+      // A scenario without mount kinds brings its own storage: the list does not apply.
+      if (scenario.mounts.length && unsupported.length) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
           path: ['mounts'],

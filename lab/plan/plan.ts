@@ -1,6 +1,6 @@
-import type { MountKind, ProfileName } from '../catalog.js';
+import { NO_MOUNT, type ProfileName, type TrialMount } from '../catalog.js';
 import { type LabDefinition, enabledScenarios, trialMode } from '../definition/schema.js';
-import type { ScenarioName } from '../scenarios/index.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import { mulberry32, shuffled } from '../util/rng.js';
 
 export interface Trial {
@@ -8,7 +8,7 @@ export interface Trial {
   host: string;
   profile: ProfileName;
   scenario: ScenarioName;
-  mount: MountKind;
+  mount: TrialMount;
   rep: number;
 }
 
@@ -23,6 +23,16 @@ export function trialId(rep: number, host: string, scenario: string, mount: stri
   return `r${rep}-${host}-${scenario}-${mount}`;
 }
 
+/** The lab's mount kinds a scenario runs on; ["none"] when it brings its own storage. */
+export function scenarioMounts<M extends string>(
+  scenario: ScenarioName,
+  labMounts: readonly M[],
+): (M | typeof NO_MOUNT)[] {
+  const supported: readonly string[] = SCENARIOS[scenario]?.mounts ?? [];
+  if (!supported.length) return [NO_MOUNT];
+  return labMounts.filter((m) => supported.includes(m));
+}
+
 /**
  * Every repetition runs every cell in a freshly shuffled order — never "all
  * of A, then all of B". Serial mode shuffles the cells of all hosts together
@@ -32,7 +42,9 @@ export function makePlan(lab: LabDefinition, seed = lab.seed): Plan {
   const random = mulberry32(seed);
   const mode = trialMode(lab);
   const cellsOf = (host: LabDefinition['hosts'][number]) =>
-    enabledScenarios(lab).flatMap((scenario) => lab.mounts.map((mount) => ({ host, scenario, mount })));
+    enabledScenarios(lab).flatMap((scenario) =>
+      scenarioMounts(scenario, lab.mounts).map((mount) => ({ host, scenario, mount })),
+    );
   const trials: Trial[] = [];
   for (let rep = 1; rep <= lab.repetitions.max; rep++) {
     const groups = mode === 'serial' ? [lab.hosts.flatMap(cellsOf)] : lab.hosts.map(cellsOf);

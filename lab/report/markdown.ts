@@ -6,68 +6,13 @@ import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../run/journal.js';
 import type { RunSummary } from '../run/runner.js';
 import type { StopReason } from '../run/stop-rule.js';
-import type { Sample } from '../run/trial.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { formatBytes } from '../util/size.js';
 import { formatDuration } from '../util/time.js';
+import { answerClaims, claimsSection } from './claims.js';
+import { fmt, groupBy, md } from './format.js';
 import type { LoadedRun } from './load-run.js';
-
-const fmt = (v: number) => {
-  if (!Number.isFinite(v)) return '–';
-  const abs = Math.abs(v);
-  if (abs >= 100) return v.toFixed(0);
-  if (abs >= 10) return v.toFixed(1);
-  return v.toFixed(2);
-};
-
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = map.get(k);
-    if (list) list.push(item);
-    else map.set(k, [item]);
-  }
-  return map;
-}
-
-/** "median (min–max)" of one metric in one cell. */
-function cell(samples: readonly Sample[], metric: string): { text: string; n: number } {
-  const values = samples.filter((s) => s.metric === metric).map((s) => s.value);
-  if (!values.length) return { text: '–', n: 0 };
-  const st = describe(values);
-  return { text: `${fmt(st.median)} (${fmt(st.min)}–${fmt(st.max)})`, n: st.n };
-}
-
-function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
-  const out: string[] = [];
-  const jobOrder = ['seqwrite', 'seqread', 'randwrite', 'randread'];
-  const byHost = groupBy(samples, (s) => s.host);
-  const hostOrder = ((run.manifest.lab as { hosts?: { name: string }[] }).hosts ?? []).map((h) => h.name);
-  for (const host of hostOrder) {
-    const hostSamples = byHost.get(host);
-    if (!hostSamples) continue;
-    const profile = hostSamples[0]?.profile ?? '';
-    out.push(`### ${host} (${profile})`, '');
-    out.push('| job | mount | bandwidth KiB/s | IOPS | clat p99 µs | n |', '|---|---|---:|---:|---:|---:|');
-    const byJob = groupBy(hostSamples, (s) => `${s.job}`);
-    const jobs = [...byJob.keys()].sort((a, b) => jobOrder.indexOf(a) - jobOrder.indexOf(b));
-    const mounts = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
-    for (const job of jobs) {
-      const jobSamples = byJob.get(job) ?? [];
-      for (const mount of mounts) {
-        const cellSamples = jobSamples.filter((s) => s.mount === mount);
-        if (!cellSamples.length) continue;
-        const bw = cell(cellSamples, 'bw');
-        const iops = cell(cellSamples, 'iops');
-        const p99 = cell(cellSamples, 'clat_p99');
-        out.push(`| ${job} | ${mount} | ${bw.text} | ${iops.text} | ${p99.text} | ${bw.n} |`);
-      }
-    }
-    out.push('');
-  }
-  return out;
-}
+import { scenarioSection } from './sections.js';
 
 function comparisonSection(rows: readonly ComparisonRow[]): string[] {
   if (!rows.length) return [];
@@ -183,20 +128,19 @@ export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalys
     `Trials: ${done.length} done, ${failed.length} failed${run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : ''}${run.summary?.stoppedBy === 'interrupted' ? ' — **interrupted**' : ''}.`,
     '',
     'Each cell is the **median (min–max)** over repetitions; n counts the trials that produced the value.',
-    'Bandwidth is fio `bw` in KiB/s (1 KiB = 1024 bytes); latency is completion latency (clat) in microseconds.',
     'Under QEMU TCG the absolute numbers measure the emulated CPU as much as the disk: compare columns, not machines.',
     '',
   ];
+  out.push(...claimsSection(answerClaims(run, analysis)));
   for (const { name, samples, comparisons } of analysis) {
     out.push(`## ${SCENARIOS[name]?.summary ?? name}`, '');
-    if (name === 'fio') out.push(...fioSection(run, samples));
+    out.push(...scenarioSection(name, run, samples));
     out.push(...comparisonSection(comparisons));
   }
   if (!run.samples.length) out.push('No samples were collected.', '');
   if (failed.length) {
     out.push('## Failed trials', '', '| trial | host | reason |', '|---|---|---|');
-    for (const f of failed)
-      out.push(`| ${f.trial} | ${f.host} | ${(f.reason ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')} |`);
+    for (const f of failed) out.push(`| ${f.trial} | ${f.host} | ${md(f.reason ?? '')} |`);
     out.push('');
   }
   out.push(...noiseSection(run));

@@ -1,5 +1,6 @@
 import { compareAll } from '../analyze/comparisons.js';
 import type { LabDefinition } from '../definition/schema.js';
+import { scenarioMounts } from '../plan/plan.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import type { Sample } from './trial.js';
 
@@ -11,14 +12,14 @@ export type StopReason = 'fixed-count' | 'target-ci-width' | 'max-repetitions' |
  */
 export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): number {
   let widest = 0;
-  const order = { hosts: lab.hosts.map((h) => h.name), mounts: lab.mounts };
+  const hosts = lab.hosts.map((h) => h.name);
   for (const name of Object.keys(lab.scenarios) as ScenarioName[]) {
     if (lab.scenarios[name] === undefined) continue;
     const metrics = SCENARIOS[name].metrics.filter((m) => m.compare);
     const rows = compareAll(
       samples.filter((s) => s.scenario === name),
       metrics,
-      order,
+      { hosts, mounts: scenarioMounts(name, lab.mounts) },
     );
     if (!rows.length) return Number.POSITIVE_INFINITY;
     for (const { result } of rows) {

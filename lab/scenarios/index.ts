@@ -1,9 +1,21 @@
+import { backup } from './backup/scenario.js';
+import { dbImport } from './db-import/scenario.js';
+import { dbench } from './dbench/scenario.js';
 import { fio } from './fio/scenario.js';
+import { lifecycle } from './lifecycle/scenario.js';
+import { lifetime } from './lifetime/scenario.js';
+import { permissions } from './permissions/scenario.js';
 import type { Scenario } from './types.js';
 
 /** Every scenario the lab knows, by name. Adding one = a folder + a line here. */
 export const SCENARIOS = {
   fio,
+  dbench,
+  'db-import': dbImport,
+  lifecycle,
+  permissions,
+  lifetime,
+  backup,
 } as const;
 
 // Every entry must be a Scenario of its own parameter type.

@@ -36,7 +36,11 @@ export interface Scenario<P = unknown> {
   summary: string;
   /** Parameters in the lab definition (strict; defaults filled in). */
   params: z.ZodType<P, z.ZodTypeDef, unknown>;
-  /** Mount kinds this scenario can run on. */
+  /**
+   * Mount kinds this scenario runs on, one trial per kind in the lab's
+   * `mounts`. Empty: the scenario sets up its own storage and runs once per
+   * host and repetition (mount "none").
+   */
   mounts: readonly MountKind[];
   /** Tool images (guest/images/<name>.packages) the guest script needs. */
   toolImages: readonly string[];

@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
 # Builds a tool image tarball (for `docker import`) from Debian packages:
-# install the packages into a scratch rootfs with mmdebstrap, then keep only the
-# listed binaries and their shared-library closure.
-# Usage: build.sh <out.tar> <packages,comma,separated> <binaries,comma,separated> <apt-sources-file>...
+# install the packages into a scratch rootfs with mmdebstrap, then keep either
+# only the listed binaries and their shared-library closure (small images for
+# single tools) or the whole rootfs (tools that are a system: dpkg, MariaDB).
+# Usage: build.sh <out.tar> <recipe-file> <apt-sources-file>...
+# Recipe keys: packages, binaries, files, rootfs (closure|full), debs, data_owner.
 set -euo pipefail
 
-out="$1"; packages="$2"; binaries="$3"; shift 3
+out="$1"; recipe="$2"; shift 2
 work="$(mktemp -d "${out}.work.XXXXXX")"
 trap 'rm -rf -- "$work"' EXIT
 root="$work/rootfs"
 image="$work/image"
 
+recipe_value() {
+  sed -n "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*//p" "$recipe" | tail -n1
+}
+packages="$(recipe_value packages)"
+binaries="$(recipe_value binaries)"
+files="$(recipe_value files)"
+mode="$(recipe_value rootfs)"; mode="${mode:-closure}"
+debs="$(recipe_value debs)"
+data_owner="$(recipe_value data_owner)"; data_owner="${data_owner:-0:0}"
+
+hooks=()
+if [ -n "$debs" ]; then
+  # A local package cache inside the image (for workloads that install packages
+  # without a network): the listed packages and whatever they need that the
+  # image lacks, resolved by apt against the image's own dpkg status.
+  export LL_DEBS="$debs"
+  # shellcheck disable=SC2016 # expanded by mmdebstrap's hook shell, not here
+  hooks+=(--customize-hook='mkdir -p "$1/debs/partial" && APT_CONFIG="$MMDEBSTRAP_APT_CONFIG" apt-get install --download-only --yes -o Dir::Cache::archives="$1/debs/" $(echo "$LL_DEBS" | tr , " ") && rm -rf "$1/debs/partial" "$1/debs/lock"')
+fi
+
 mmdebstrap --mode=root --variant=essential --include="$packages" --format=directory \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
   bookworm "$root" "$@"
-
-mkdir -p "$image/tmp" "$image/etc" "$image/data"
-chmod 1777 "$image/tmp"
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' > "$image/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' > "$image/etc/group"
 
 copy_path() {
   # Copies a file (following the symlink chain, keeping each link) into the image.
@@ -38,16 +55,35 @@ copy_path() {
   done
 }
 
-IFS=, read -r -a bins <<< "$binaries"
-for bin in "${bins[@]}"; do
-  copy_path "$bin"
-  # ldd inside the chroot: the loader and every library the binary maps.
-  while read -r lib; do
-    copy_path "$lib"
-  done < <(chroot "$root" ldd "$bin" | grep -oE '/[^ ]+' | sort -u)
-done
-# The package versions go along, so env capture can report them.
-chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' > "$image/etc/layerlab-packages"
+if [ "$mode" = full ]; then
+  mv -- "$root" "$image"
+  # docker provides /dev; apt's caches are dead weight without apt sources.
+  rm -rf -- "$image/var/cache/apt" "$image/var/lib/apt/lists" "${image:?}/dev/"*
+else
+  mkdir -p "$image/tmp" "$image/etc"
+  chmod 1777 "$image/tmp"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' > "$image/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' > "$image/etc/group"
+  IFS=, read -r -a bins <<< "$binaries"
+  for bin in "${bins[@]}"; do
+    copy_path "$bin"
+    # ldd inside the chroot: the loader and every library the binary maps.
+    while read -r lib; do
+      copy_path "$lib"
+    done < <(chroot "$root" ldd "$bin" | grep -oE '/[^ ]+' | sort -u)
+  done
+  if [ -n "$files" ]; then
+    IFS=, read -r -a extra <<< "$files"
+    for f in "${extra[@]}"; do copy_path "$f"; done
+  fi
+  # The package versions go along, so env capture can report them.
+  chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' > "$image/etc/layerlab-packages"
+fi
+# The directory scenarios work in; its owner is what docker copies into an
+# empty named volume mounted there (seed 003's permissions cases).
+mkdir -p "$image/data"
+chown -- "$data_owner" "$image/data"
+[ -f "$image/etc/layerlab-packages" ] || dpkg-query --admindir="$image/var/lib/dpkg" -W -f '${Package} ${Version}\n' > "$image/etc/layerlab-packages"
 
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$image" -cf "$out.tmp" .
+tar --sort=name --mtime=@0 --numeric-owner -C "$image" -cf "$out.tmp" .
 mv -- "$out.tmp" "$out"

@@ -23,11 +23,12 @@ function recipePath(name: string): string {
   return join(GUEST_DIR, 'images', `${name}.image`);
 }
 
-/** Reads guest/images/<name>.image (key=value lines). */
-export function readRecipe(name: string): { packages: string; binaries: string } {
-  const text = readFileSync(recipePath(name), 'utf8');
+/** Reads guest/images/<name>.image (key=value lines; build.sh reads the same file). */
+export function readRecipe(name: string): Record<string, string> {
+  const path = recipePath(name);
+  if (!existsSync(path)) throw new Error(`${path}: no such tool image recipe`);
   const values = Object.fromEntries(
-    text
+    readFileSync(path, 'utf8')
       .split('\n')
       .filter((l) => l.trim() && !l.trim().startsWith('#'))
       .map((l) => {
@@ -35,12 +36,13 @@ export function readRecipe(name: string): { packages: string; binaries: string }
         return [l.slice(0, i).trim(), l.slice(i + 1).trim()];
       }),
   );
-  if (!values.packages || !values.binaries) throw new Error(`${recipePath(name)}: needs packages= and binaries=`);
-  return { packages: values.packages, binaries: values.binaries };
+  if (!values.packages) throw new Error(`${path}: needs packages=`);
+  if (values.rootfs !== 'full' && !values.binaries) throw new Error(`${path}: needs binaries= (or rootfs=full)`);
+  return values;
 }
 
 export async function toolImageTag(name: string): Promise<string> {
-  const key = await hashInputs([recipePath(name), BUILDER, ...aptSourceFiles()], ['tool-image-v1']);
+  const key = await hashInputs([recipePath(name), BUILDER, ...aptSourceFiles()], ['tool-image-v2']);
   return `layerlab/${name}:${key}`;
 }
 
@@ -52,9 +54,9 @@ export async function ensureToolImage(name: string, log: HostLog, onBuild?: () =
   await ensureBuilt(dir, 'image.tar.zst', async () => {
     onBuild?.();
     await mkdir(dir, { recursive: true });
-    const { packages, binaries } = readRecipe(name);
+    readRecipe(name); // refuse a malformed recipe before mmdebstrap runs
     const tarball = join(dir, 'image.tar');
-    const built = await runLocal('bash', [BUILDER, tarball, packages, binaries, ...aptSourceFiles()], { log });
+    const built = await runLocal('bash', [BUILDER, tarball, recipePath(name), ...aptSourceFiles()], { log });
     if (built.code !== 0 || !existsSync(tarball)) {
       throw new LabError(`building tool image ${name} failed (exit ${built.code}); see ${log.path}`, {
         phase: 'tool-image',

@@ -60,7 +60,7 @@ describe('lab definition', () => {
     assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
     assert.match(
       errorOf(good.replace('[layer, volume, bind]', '[layer, nfs]')),
-      /mounts\[1\]: expected one of layer, volume, bind; got "nfs"/,
+      /mounts\[1\]: expected one of layer, volume, bind, hostshare; got "nfs"/,
     );
   });
 
@@ -118,6 +118,33 @@ describe('lab definition', () => {
     assert.match(
       errorOf(good.replace('repetitions: 2\n', '')),
       /repetitions: missing; expected a number of repetitions or a stop rule/,
+    );
+  });
+
+  it('hostshare is refused before anything starts on targets without a host folder to share', () => {
+    const shared = good.replace('mounts: [layer, volume, bind]', 'mounts: [layer, hostshare]');
+    assert.deepEqual(parseLabDefinition(shared, 'labs/x.yaml').mounts, ['layer', 'hostshare']);
+    const refused = (() => {
+      try {
+        parseLabDefinition(shared, 'labs/x.yaml', { target: 'static' });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    assert.match(refused, /mounts\[1\]: mount kind hostshare \(.*\) runs only on target local; remove it from mounts/);
+  });
+
+  it('scenarios that bring their own storage ignore the mounts list; the others are checked against it', () => {
+    const own = good.replace('fio: { size: 16M }', 'permissions: {}\n  lifetime: {}\n  lifecycle: { containers: 2 }');
+    assert.equal(parseLabDefinition(own, 'labs/x.yaml').scenarios.lifecycle?.churnContainers, 5);
+    assert.match(
+      errorOf(own.replace('permissions: {}', 'permissions: { cases: [fresh-volume, sudo-fix] }')),
+      /scenarios\.permissions\.cases\[1\]: expected one of missing-host-path, .*; got "sudo-fix"/,
+    );
+    assert.match(
+      errorOf(good.replace('fio: { size: 16M }', 'dbench: { loadfile: "x; rm -rf /" }')),
+      /scenarios\.dbench\.loadfile: expected a loadfile name such as "client\.txt"/,
     );
   });
 

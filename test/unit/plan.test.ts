@@ -65,4 +65,27 @@ describe('plan', () => {
       ['a', 'a', 'a', 'b', 'b', 'b'],
     );
   });
+
+  it('a scenario with its own storage runs once per host and repetition, with mount "none"', () => {
+    const mixed = parseLabDefinition(
+      `name: t
+hosts:
+  - { name: a, profile: overlay2-xfs }
+  - { name: b, profile: devicemapper-lvm }
+scenarios: { fio: { size: 16M }, lifetime: {} }
+mounts: [layer, volume]
+repetitions: 2
+`,
+      'x.yaml',
+    );
+    const trials = makePlan(mixed).trials;
+    assert.equal(trials.length, 2 * (2 + 1) * 2);
+    const lifetime = trials.filter((t) => t.scenario === 'lifetime');
+    assert.deepEqual(lifetime.map((t) => t.id).sort(), [
+      'r1-a-lifetime-none',
+      'r1-b-lifetime-none',
+      'r2-a-lifetime-none',
+      'r2-b-lifetime-none',
+    ]);
+  });
 });

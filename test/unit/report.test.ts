@@ -27,7 +27,7 @@ describe('report.md', () => {
   it('compares profiles and mounts with intervals and honest verdicts', () => {
     assert.match(
       md,
-      /\| mount layer \| randread\/read \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| A is 4\d% higher — better/,
+      /\| mount layer \| randread\/read \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| xfs is 4\d% higher — better/,
     );
     assert.match(
       md,
@@ -35,7 +35,7 @@ describe('report.md', () => {
     );
     assert.match(
       md,
-      /\| mount layer \| randread\/read \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| A is 3\d% lower — better/,
+      /\| mount layer \| randread\/read \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| xfs is 3\d% lower — better/,
     );
   });
 

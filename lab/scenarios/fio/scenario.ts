@@ -1,29 +1,21 @@
 import { z } from 'zod';
 import { parseSize } from '../../util/size.js';
+import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
 import { FIO_JOBS, parseFioJson } from './parse.js';
-
-const sizeString = (min: number, max: number) =>
-  z.string().refine(
-    (s) => {
-      const n = parseSize(s);
-      return n !== undefined && n >= min && n <= max;
-    },
-    { message: `expected a size like "64M" or "4k" between ${min} and ${max} bytes` },
-  );
 
 const params = z
   .object({
     /** File size each job works on (the seq-write job lays it out). */
-    size: sizeString(1024 * 1024, 1024 ** 4).default('64M'),
+    size: sizeParam(1024 * 1024, 1024 ** 4).default('64M'),
     /** Seconds each job runs after its ramp. */
     runtime: z.number().int().min(1).max(3600).default(5),
     /** Seconds each job runs before measuring. */
     ramp: z.number().int().min(0).max(600).default(1),
     blockSize: z
       .object({
-        seq: sizeString(512, 64 * 1024 * 1024).default('1M'),
-        rand: sizeString(512, 64 * 1024 * 1024).default('4k'),
+        seq: sizeParam(512, 64 * 1024 * 1024).default('1M'),
+        rand: sizeParam(512, 64 * 1024 * 1024).default('4k'),
       })
       .strict()
       .default({}),
@@ -38,7 +30,7 @@ export const fio: Scenario<FioParams> = {
   seed: '003',
   summary: 'fio: sequential write, sequential read, random write, random read (direct I/O, libaio)',
   params,
-  mounts: ['layer', 'volume', 'bind'],
+  mounts: ['layer', 'volume', 'bind', 'hostshare'],
   toolImages: ['fio'],
   rawFile: 'fio.json',
   metrics: [

@@ -1,12 +1,20 @@
 import { join } from 'node:path';
+import { UserError } from '../../errors.js';
 import type { TargetDriver } from '../driver.js';
+import { findVirtiofsd } from './hostshare.js';
 import { localDown, localInventory, localUp } from './local.js';
 import { labStateDir } from './state.js';
 
 /** QEMU VMs on this machine (the embedded default). */
 export const localDriver: TargetDriver = {
   kind: 'local',
-  async preflight() {},
+  async preflight(lab) {
+    if (lab.mounts.includes('hostshare') && !findVirtiofsd()) {
+      throw new UserError(
+        'mount kind hostshare needs virtiofsd on this machine (Debian 12: apt-get install qemu-system-common; elsewhere: the virtiofsd package)',
+      );
+    }
+  },
   async provision(lab, labFile, _opts, hooks) {
     const { inventory, store } = await localUp(lab, labFile, hooks);
     return {

@@ -9,6 +9,7 @@ import { freeLoopbackPort } from '../../util/ports.js';
 import { currentProcessIdentity, isOurProcess, runLocal } from '../../util/proc.js';
 import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
+import { shareFiles, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
 import { type Accel, DATA_DISK_DEVICE, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
 import { generateHostKeys, writeSeedDisk } from './seed.js';
@@ -53,6 +54,7 @@ export function isRunning(state: LocalHostState | undefined): state is LocalHost
 /** Boots one host's VM; its pid is in state.json before this returns. */
 async function bootHost(
   store: LocalStateStore,
+  lab: LabDefinition,
   host: HostDefinition,
   image: GuestImage,
   accel: Accel,
@@ -77,11 +79,14 @@ async function bootHost(
   await writeFile(files.data, '');
   await truncate(files.data, host.diskGiB * 1024 ** 3);
 
+  const hostshare = lab.mounts.includes('hostshare');
+  if (hostshare) store.update(host.name, { sharePid: await startVirtiofsd(dir) });
   let lastError: unknown;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freeLoopbackPort();
     try {
       const pid = await startVm({
+        hostshare,
         name: `${store.state.lab}-${host.name}`,
         dir,
         image,
@@ -123,9 +128,9 @@ export async function localUp(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
       if (isRunning(existing) && existing.profile === host.profile) return existing;
-      if (existing?.pid) await stopVm(existing.dir, existing.pid, 0);
+      if (existing) await stopHost(existing, 0);
       const log = hooks.hostLog(host.name);
-      const state = await bootHost(store, host, image, accel, log).finally(() => log.close());
+      const state = await bootHost(store, lab, host, image, accel, log).finally(() => log.close());
       hooks.progress(`${host.name}: booting (${accel}, ssh 127.0.0.1:${state.port})`);
       return state;
     }),
@@ -153,6 +158,13 @@ export function localInventory(lab: LabDefinition): Inventory {
   return { target: 'local', hosts: lab.hosts.map((h) => inventoryHost(state.hosts[h.name] as LocalHostState)) };
 }
 
+/** Stops a host's VM, then its share daemon (which normally exits with the VM). */
+async function stopHost(host: LocalHostState, graceMs: number): Promise<DownReport['outcome']> {
+  const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs) : 'not-running';
+  if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid);
+  return outcome;
+}
+
 /**
  * Powers off every recorded VM, kills what does not stop, and deletes the
  * lab's whole state directory (overlays, data disks, keys, sockets, logs).
@@ -165,12 +177,11 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
     return [];
   }
   const reports = await Promise.all(
-    Object.values(state.hosts).map(async (host) => {
-      const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs) : 'not-running';
-      return { host: host.name, outcome };
-    }),
+    Object.values(state.hosts).map(async (host) => ({ host: host.name, outcome: await stopHost(host, graceMs) })),
   );
-  const stillRunning = Object.values(state.hosts).filter((h) => h.pid && isOurProcess(h.pid, h.dir));
+  const stillRunning = Object.values(state.hosts).filter(
+    (h) => (h.pid && isOurProcess(h.pid, h.dir)) || (h.sharePid && isOurProcess(h.sharePid, shareFiles(h.dir).socket)),
+  );
   if (stillRunning.length) {
     throw new LabError(
       `could not stop ${stillRunning.map((h) => `${h.name} (pid ${h.pid})`).join(', ')}; state kept in ${dir}`,

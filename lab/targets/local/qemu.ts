@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cacheRoot } from '../../paths.js';
 import { isAlive, isOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
+import { shareQemuArgs } from './hostshare.js';
 import type { GuestImage } from './image.js';
 
 export type Accel = 'kvm' | 'tcg';
@@ -90,6 +91,8 @@ export interface VmSpec {
   memoryMiB: number;
   port: number;
   accel: Accel;
+  /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
+  hostshare?: boolean;
 }
 
 export const vmFiles = (dir: string) => ({
@@ -127,6 +130,7 @@ export function qemuArgs(spec: VmSpec): string[] {
     ...disk('data', f.data, 'raw', ',cache=none,aio=native', 'lldata'),
     ...disk('seed', f.seed, 'raw', ',readonly=on', 'llseed'),
     // restrict=on: the guest reaches nothing; only the SSH forward on loopback exists.
+    ...(spec.hostshare ? shareQemuArgs(spec.dir, spec.memoryMiB) : []),
     ...['-nic', `user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:${spec.port}-:22`],
     ...[
       '-serial',

@@ -13,6 +13,8 @@ export interface LocalHostState {
   profile: ProfileName;
   dir: string;
   pid?: number;
+  /** virtiofsd serving the hostshare folder, when the lab uses that mount kind. */
+  sharePid?: number;
   port?: number;
   accel?: 'kvm' | 'tcg';
   hostKey?: string;

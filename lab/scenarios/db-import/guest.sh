@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# db-import scenario (seed 000): a generated MediaWiki-like SQL dump (gzip,
+# deterministic: same size parameter, same bytes) imported with the mariadb
+# client into MariaDB whose datadir is on the mount kind under test. A fresh
+# datadir per trial; the server is started and ready before the clock starts,
+# so the import alone is timed; row counts are checked after it.
+# Raw output: $LL_OUT/db-import.tsv.
+set -euo pipefail
+here="$(dirname "$0")"
+source "$here/../../../guest/lib.sh"
+ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_MARIADB LL_P_SQL_BYTES
+
+name="ll-$LL_TRIAL"
+ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /var/lib/mysql
+trap 'docker rm -f "$name" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
+
+# The dump is made once per size on this host (by the tool image's perl, so
+# every host makes the same bytes) and reused by later trials.
+dumps=/var/tmp/layerlab/dumps
+dump="$dumps/wiki-$LL_P_SQL_BYTES.sql.gz"
+counts="$dumps/wiki-$LL_P_SQL_BYTES.counts"
+if [ ! -s "$dump" ] || [ ! -s "$counts" ]; then
+  mkdir -p "$dumps"
+  docker run --rm --network none --user 0 --mount "type=bind,source=$(realpath "$here"),target=/gen,readonly" \
+    --mount "type=bind,source=$dumps,target=/out" "$LL_IMAGE_MARIADB" \
+    /bin/sh -c 'perl /gen/make-dump.pl "$1" "/out/$2.counts.tmp" | gzip -6 > "/out/$2.sql.gz.tmp"' \
+    sh "$LL_P_SQL_BYTES" "wiki-$LL_P_SQL_BYTES"
+  mv -- "$dumps/wiki-$LL_P_SQL_BYTES.sql.gz.tmp" "$dump"
+  mv -- "$dumps/wiki-$LL_P_SQL_BYTES.counts.tmp" "$counts"
+fi
+
+# Without -i: a query must not eat the stdin of the loop around it.
+sql() {
+  docker exec "$name" mariadb --user=root --socket=/run/mysqld/mysqld.sock "$@"
+}
+docker run -d --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$LL_IMAGE_MARIADB" /bin/sh -c '
+  set -e
+  mkdir -p /run/mysqld
+  mariadb-install-db --user=root --datadir=/var/lib/mysql --auth-root-authentication-method=normal \
+    --skip-test-db --skip-name-resolve --force > /tmp/install.log 2>&1 || { cat /tmp/install.log >&2; exit 1; }
+  exec mariadbd --user=root --datadir=/var/lib/mysql --socket=/run/mysqld/mysqld.sock \
+    --skip-networking --skip-name-resolve' > /dev/null
+ready=0
+for _ in $(seq 1 600); do
+  if sql -e 'SELECT 1' > /dev/null 2>&1; then ready=1; break; fi
+  [ "$(docker inspect -f '{{.State.Running}}' "$name")" = true ] || break
+  sleep 0.5
+done
+if [ "$ready" != 1 ]; then
+  docker logs "$name" >&2 2>&1 | tail -n 20 >&2 || true
+  ll_die "MariaDB did not become ready on mount $LL_MOUNT"
+fi
+sql -e 'CREATE DATABASE wikidb'
+
+start="$(ll_now)"
+gzip -dc "$dump" | docker exec -i "$name" mariadb --user=root --socket=/run/mysqld/mysqld.sock wikidb
+end="$(ll_now)"
+
+# table=rows/expected for every table the generator wrote.
+rows=""
+while IFS=$'\t' read -r table expected; do
+  rows+="${rows:+,}$table=$(sql -N -e "SELECT COUNT(*) FROM wikidb.\`$table\`")/$expected"
+done < "$counts"
+sql -e 'SHUTDOWN' > /dev/null 2>&1 || true
+docker wait "$name" > /dev/null 2>&1 || true
+docker logs "$name" > "$LL_OUT/mariadb.log" 2>&1 || true
+
+{
+  printf 'seconds\trows\tdump_bytes\tsql_bytes\tdump_sha256\tmariadb\n'
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(ll_elapsed "$start" "$end")" "$rows" "$(stat -c %s "$dump")" \
+    "$(gzip -dc "$dump" | wc -c)" "$(sha256sum "$dump" | cut -d' ' -f1)" \
+    "$(docker run --rm --network none "$LL_IMAGE_MARIADB" mariadbd --version | tr '\t' ' ')"
+} > "$LL_OUT/db-import.tsv"

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import type { Scenario } from '../types.js';
+import { parseDbench } from './parse.js';
+
+const params = z
+  .object({
+    /** Simulated clients (seed 002 ran 4). */
+    clients: z.number().int().min(1).max(256).default(4),
+    /** Seconds of measured load; dbench warms up for another fifth of it first (seed 002: 600). */
+    duration: z.number().int().min(2).max(3600).default(60),
+    /** A loadfile shipped in the dbench tool image (/usr/share/dbench). */
+    loadfile: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}\.txt$/, { message: 'expected a loadfile name such as "client.txt"' })
+      .default('client.txt'),
+  })
+  .strict();
+
+export type DbenchParams = z.output<typeof params>;
+
+export const dbench: Scenario<DbenchParams> = {
+  name: 'dbench',
+  seed: '002',
+  summary: 'dbench: a file-server workload (NetBench client.txt) on each mount kind',
+  params,
+  mounts: ['layer', 'volume', 'bind', 'hostshare'],
+  toolImages: ['dbench'],
+  rawFile: 'dbench.txt',
+  metrics: [
+    {
+      name: 'throughput',
+      unit: 'MB/s',
+      better: 'higher',
+      description: 'dbench throughput (MB = 10^6 bytes)',
+      compare: true,
+    },
+    { name: 'max_latency', unit: 'ms', better: 'lower', description: 'worst operation latency of the run' },
+    { name: 'clients', unit: 'clients', better: 'higher', description: 'clients dbench ran' },
+    { name: 'op_count', unit: 'ops', better: 'higher', description: 'operations of this kind done' },
+    { name: 'op_avg_latency', unit: 'ms', better: 'lower', description: 'mean latency of this operation' },
+    { name: 'op_max_latency', unit: 'ms', better: 'lower', description: 'worst latency of this operation' },
+  ],
+  guestEnv: (p) => ({
+    LL_P_CLIENTS: String(p.clients),
+    LL_P_DURATION: String(p.duration),
+    LL_P_LOADFILE: p.loadfile,
+  }),
+  // The warmup (a fifth of the time limit) and cleanup come on top.
+  expectedSeconds: (p) => Math.ceil(p.duration * 1.2) + 15,
+  // client.txt's file set is about 25 MB per client.
+  diskBytes: (p) => p.clients * 32 * 1024 ** 2,
+  parse: parseDbench,
+};

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import type { Scenario } from '../types.js';
+import { parseLifetime } from './parse.js';
+
+const params = z.object({}).strict();
+
+export const lifetime: Scenario<z.output<typeof params>> = {
+  name: 'lifetime',
+  seed: '003',
+  summary: 'lifetime: which files survive a container restart and a remove + recreate (layer, volume, bind)',
+  params,
+  mounts: [],
+  toolImages: ['shell'],
+  rawFile: 'lifetime.tsv',
+  metrics: [
+    { name: 'survived', unit: 'bool', better: 'higher', description: '1 when the file written first was still there' },
+  ],
+  guestEnv: () => ({}),
+  expectedSeconds: () => 20,
+  diskBytes: () => 1024 * 1024,
+  parse: parseLifetime,
+};

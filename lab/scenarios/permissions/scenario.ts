@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { Scenario } from '../types.js';
+import { PERMISSION_CASES } from './cases.js';
+import { parsePermissions } from './parse.js';
+
+const CASE_NAMES = PERMISSION_CASES.map((c) => c.name) as [string, ...string[]];
+
+const params = z
+  .object({
+    /** Which of seed 003's cases to run (default all seven, in the seed's order). */
+    cases: z
+      .array(z.enum(CASE_NAMES))
+      .min(1)
+      .default([...CASE_NAMES]),
+  })
+  .strict();
+
+export const permissions: Scenario<z.output<typeof params>> = {
+  name: 'permissions',
+  seed: '003',
+  summary: 'permissions: a non-root container (uid 65534) writing to bind mounts and volumes, seven ways',
+  params,
+  mounts: [],
+  toolImages: ['shell'],
+  rawFile: 'permissions.tsv',
+  metrics: [
+    { name: 'wrote', unit: 'bool', better: 'higher', description: '1 when the container could write its file' },
+    { name: 'exit_status', unit: 'status', better: 'lower', description: "the container's exit status" },
+  ],
+  guestEnv: (p) => ({ LL_P_CASES: p.cases.join(' ') }),
+  expectedSeconds: (p) => 6 * p.cases.length,
+  diskBytes: () => 1024 * 1024,
+  parse: parsePermissions,
+};

@@ -1,0 +1,176 @@
+/**
+ * Every scenario on a real local VM at tiny sizes, on every mount kind it
+ * supports, hostshare (virtiofs) included: `layerlab all`, then assertions on
+ * the samples, the report's sections and seed claims, `layerlab parse` of each
+ * raw file, and that nothing is left running.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { Sample } from '../../lab/run/trial.ts';
+import { SCENARIOS } from '../../lab/scenarios/index.ts';
+import { isOurProcess } from '../../lab/util/proc.ts';
+import { cliRunner } from './cli.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'layerlab-scenarios-'));
+const stateDir = join(work, 'state');
+const resultsDir = join(work, 'results');
+const LAB = 'sc';
+const labFile = join(work, 'sc.yaml');
+writeFileSync(
+  labFile,
+  `name: ${LAB}
+seed: 11
+hosts:
+  - { name: a, profile: overlay2-xfs, diskGiB: 3 }
+scenarios:
+  fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
+  dbench: { clients: 2, duration: 3 }
+  db-import: { size: 128k }
+  lifecycle: { containers: 3, churnContainers: 2 }
+  permissions: {}
+  lifetime: {}
+  backup: { largeFiles: 20, largeSize: 64k, smallFiles: 200, smallSize: 200 }
+mounts: [layer, volume, bind, hostshare]
+repetitions: 1
+`,
+);
+const env = { ...process.env, LAYERLAB_HOME: stateDir, LAYERLAB_RESULTS: resultsDir };
+const layerlab = cliRunner(work, env);
+
+type HostState = { name: string; dir: string; pid?: number; sharePid?: number };
+let recorded: HostState[] = [];
+const statePath = join(stateDir, 'labs', LAB, 'state.json');
+
+after(async () => {
+  if (existsSync(statePath)) await layerlab('down', '--name', LAB);
+  for (const h of recorded) {
+    if (h.pid && isOurProcess(h.pid, h.dir)) process.kill(h.pid, 'SIGKILL');
+    if (h.sharePid && isOurProcess(h.sharePid, h.dir)) process.kill(h.sharePid, 'SIGKILL');
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
+  let dir = '';
+  let samples: Sample[] = [];
+  const of = (scenario: string, metric: string, mount?: string) =>
+    samples.filter((s) => s.scenario === scenario && s.metric === metric && (!mount || s.mount === mount));
+
+  it('all: up (with a virtiofs share), 16 trials, report, down', async () => {
+    const r = await layerlab('all', '--lab', labFile, '--keep');
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    recorded = Object.values(JSON.parse(readFileSync(statePath, 'utf8')).hosts as Record<string, HostState>);
+    assert.ok(
+      recorded.every((h) => h.sharePid && isOurProcess(h.sharePid, h.dir)),
+      'virtiofsd runs beside the VM while the lab is up',
+    );
+    const [runId] = readdirSync(resultsDir).filter((d) => d.includes(LAB));
+    assert.ok(runId, 'a run folder');
+    dir = join(resultsDir, runId);
+    samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Sample);
+    const journal = readFileSync(join(dir, 'journal.ndjson'), 'utf8');
+    assert.equal((journal.match(/"state":"done"/g) ?? []).length, 16, journal);
+  });
+
+  it('fio and dbench ran on all four mount kinds, hostshare included', () => {
+    for (const mount of ['layer', 'volume', 'bind', 'hostshare']) {
+      assert.equal(of('fio', 'bw', mount).length, 4, `fio bw of 4 jobs on ${mount}`);
+      const [throughput] = of('dbench', 'throughput', mount);
+      assert.ok(throughput && throughput.value > 0, `dbench throughput on ${mount}`);
+      assert.equal(of('dbench', 'clients', mount)[0]?.value, 2, `2 dbench clients on ${mount}`);
+      assert.ok(of('dbench', 'op_count', mount).length >= 10, `dbench's operation table on ${mount}`);
+    }
+  });
+
+  it('db-import imported the whole dump into a fresh datadir on every mount kind', () => {
+    for (const mount of ['layer', 'volume', 'bind', 'hostshare']) {
+      const [seconds] = of('db-import', 'seconds', mount);
+      assert.ok(seconds && seconds.value > 0, `import seconds on ${mount}`);
+      assert.ok((of('db-import', 'rows_per_second', mount)[0]?.value ?? 0) > 0, `rows/s on ${mount}`);
+    }
+    const tsv = readFileSync(join(dir, 'trials', 'r1-a-db-import-hostshare', 'db-import.tsv'), 'utf8');
+    assert.match(tsv, /page=(\d+)\/\1,revision=(\d+)\/\2,text=(\d+)\/\3/, 'row counts equal the dump');
+  });
+
+  it('lifecycle timed run, inspect, stop, rm and the package churn', () => {
+    const phases = of('lifecycle', 'seconds').map((s) => s.phase);
+    assert.deepEqual(phases, ['run', 'inspect', 'stop', 'rm', 'install', 'remove']);
+    assert.match(readFileSync(join(dir, 'trials', 'r1-a-lifecycle-none', 'inspect.txt'), 'utf8'), /SizeRw=\d+/);
+  });
+
+  it('permissions: POSIX decides four cases; the volume cases are reported as they came', () => {
+    const wrote = Object.fromEntries(of('permissions', 'wrote').map((s) => [s.case, s.value]));
+    assert.equal(Object.keys(wrote).length, 7, 'seven cases');
+    assert.equal(wrote['host-user-dir'], 0, 'uid 65534 is "other" on a 1000:1000 775 directory');
+    assert.equal(wrote['chown-fix'], 1);
+    assert.equal(wrote['user-fix'], 1);
+    assert.equal(wrote['volume-with-root-file'], 0, 'no copy-in into a volume that has content');
+    const denied = of('permissions', 'exit_status').find((s) => s.case === 'host-user-dir');
+    assert.match(String(denied?.error), /Permission denied/);
+    assert.equal(denied?.outside, '1000:1000 775');
+  });
+
+  it('lifetime: restart keeps everything, recreate loses only the layer', () => {
+    const survived = Object.fromEntries(of('lifetime', 'survived').map((s) => [`${s.phase}/${s.place}`, s.value]));
+    assert.deepEqual(survived, {
+      'written/layer': 1,
+      'written/volume': 1,
+      'written/bind': 1,
+      'restart/layer': 1,
+      'restart/volume': 1,
+      'restart/bind': 1,
+      'recreate/layer': 0,
+      'recreate/volume': 1,
+      'recreate/bind': 1,
+    });
+  });
+
+  it('backup: three methods, every archive lists the whole dataset', () => {
+    const files = of('backup', 'files');
+    assert.deepEqual(files.map((s) => s.method).sort(), ['helper-container', 'host-bind', 'host-volume']);
+    assert.ok(
+      files.every((s) => s.value === 220),
+      '20 + 200 files in each archive',
+    );
+    const positions = of('backup', 'position')
+      .map((s) => s.value)
+      .sort();
+    assert.deepEqual(positions, [1, 2, 3]);
+  });
+
+  it('the report has a section per scenario and answers the seed claims it has data for', () => {
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    for (const scenario of Object.values(SCENARIOS))
+      assert.ok(report.includes(`## ${scenario.summary}`), scenario.name);
+    assert.match(report, /## Seed claims/);
+    assert.match(report, /\(seed 003\): a uid-65534 container/);
+    assert.match(report, /\(seed 000, 002\): a folder shared from the VM host/);
+    assert.match(report, /\| recreate \| 0\/1 \| 1\/1 \| 1\/1 \|/);
+  });
+
+  it('layerlab parse reads every raw file of the run', async () => {
+    for (const scenario of Object.values(SCENARIOS)) {
+      const trial = readdirSync(join(dir, 'trials')).find((t) => t.includes(`-${scenario.name}-`));
+      assert.ok(trial, `a trial of ${scenario.name}`);
+      const r = await layerlab('parse', scenario.name, join(dir, 'trials', trial, scenario.rawFile));
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.trim().split('\n').length >= 1, `${scenario.name}: samples printed`);
+    }
+  });
+
+  it('down stops the VM and virtiofsd and removes the shared folder', async () => {
+    const r = await layerlab('down', '--lab', labFile);
+    assert.equal(r.code, 0, r.stderr);
+    for (const h of recorded) {
+      assert.ok(!(h.pid && isOurProcess(h.pid, h.dir)), `${h.name}: qemu stopped`);
+      assert.ok(!(h.sharePid && isOurProcess(h.sharePid, h.dir)), `${h.name}: virtiofsd stopped`);
+    }
+    assert.ok(!existsSync(join(stateDir, 'labs', LAB)), 'state folder (and the share in it) gone');
+  });
+});

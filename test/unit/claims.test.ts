@@ -1,0 +1,154 @@
+/**
+ * The seed-claim answers of report.md, on made-up runs whose answer is known:
+ * a clear gap in the claimed direction, the opposite gap, and noise only.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import { answerClaims } from '../../lab/report/claims.ts';
+import type { LoadedRun } from '../../lab/report/load-run.ts';
+import type { Sample } from '../../lab/run/trial.ts';
+
+const HOSTS = [
+  { name: 'xfs', profile: 'overlay2-xfs' },
+  { name: 'dm', profile: 'devicemapper-lvm' },
+];
+
+function sample(
+  host: string,
+  scenario: string,
+  mount: string,
+  rep: number,
+  metric: string,
+  value: number,
+  labels: Record<string, string>,
+): Sample {
+  const profile = HOSTS.find((h) => h.name === host)?.profile ?? '';
+  return {
+    run: 'r',
+    host,
+    profile,
+    scenario,
+    mount,
+    rep,
+    trial: `r${rep}-${host}-${scenario}-${mount}`,
+    metric,
+    value,
+    unit: 's',
+    timestamp: '',
+    ...labels,
+  };
+}
+
+function run(samples: Sample[], hosts = HOSTS): LoadedRun {
+  return {
+    dir: '/nonexistent',
+    manifest: {
+      runId: 'r',
+      lab: { name: 't', hosts, mounts: ['layer', 'volume', 'bind', 'hostshare'] } as { name: string },
+    },
+    samples,
+    journal: [],
+    env: new Map(),
+    noise: [],
+  };
+}
+
+/** Five repetitions with ±2% jitter around `base`. */
+const reps = (base: number) => [0.98, 1.0, 1.02, 0.99, 1.01].map((f) => base * f);
+
+function lifecycle(dmRun: number, dmRm: number): Sample[] {
+  const out: Sample[] = [];
+  for (const [host, runS, rmS] of [
+    ['xfs', 10, 1],
+    ['dm', dmRun, dmRm],
+  ] as const) {
+    reps(runS).forEach((v, i) => out.push(sample(host, 'lifecycle', 'none', i + 1, 'seconds', v, { phase: 'run' })));
+    reps(rmS).forEach((v, i) => out.push(sample(host, 'lifecycle', 'none', i + 1, 'seconds', v, { phase: 'rm' })));
+  }
+  return out;
+}
+
+const answer = (samples: Sample[], seed: string, hosts = HOSTS) => {
+  const r = run(samples, hosts);
+  return answerClaims(r, analyzeRun(r)).find((a) => a.seed === seed);
+};
+
+describe('seed claims', () => {
+  it('004 is confirmed when devicemapper is slower to run and to remove, contradicted when faster', () => {
+    assert.equal(answer(lifecycle(40, 5), '004')?.answer, 'confirmed');
+    const faster = answer(lifecycle(5, 5), '004');
+    assert.equal(faster?.answer, 'contradicted');
+    assert.ok(
+      faster?.evidence.some((e) => /seconds of run: xfs vs dm \(mount none\)/.test(e)),
+      faster?.evidence.join('\n'),
+    );
+    assert.equal(answer(lifecycle(10, 1), '004')?.answer, 'not shown', 'no gap: not shown');
+  });
+
+  it('004 is not shown with fewer than 3 runs per side, and absent without a devicemapper host', () => {
+    const few = lifecycle(40, 5).filter((s) => s.rep <= 2);
+    const a = answer(few, '004');
+    assert.equal(a?.answer, 'not shown');
+    assert.ok(
+      a?.evidence.some((e) => /fewer than 3 runs/.test(e)),
+      'says why',
+    );
+    assert.equal(
+      answer(
+        lifecycle(40, 5).filter((s) => s.host === 'xfs'),
+        '004',
+      ),
+      undefined,
+    );
+  });
+
+  it('000/002: hostshare slower than every VM-local mount for dbench and the import', () => {
+    const samples: Sample[] = [];
+    for (const mount of ['layer', 'volume', 'hostshare']) {
+      const slow = mount === 'hostshare';
+      reps(slow ? 5 : 40).forEach((v, i) =>
+        samples.push(sample('xfs', 'dbench', mount, i + 1, 'throughput', v, { op: 'all' })),
+      );
+      reps(slow ? 60 : 10).forEach((v, i) => samples.push(sample('xfs', 'db-import', mount, i + 1, 'seconds', v, {})));
+    }
+    const a = answer(samples, '000, 002');
+    assert.equal(a?.answer, 'confirmed', a?.evidence.join('\n'));
+    assert.equal(a?.evidence.length, 4, 'two mounts x two scenarios');
+    const fastShare = samples.map((s) =>
+      s.mount === 'hostshare' && s.scenario === 'dbench' ? { ...s, value: s.value * 20 } : s,
+    );
+    assert.equal(answer(fastShare, '000, 002')?.answer, 'contradicted');
+  });
+
+  it('003 (fio): no gap is confirmed; a gap on every job contradicts it', () => {
+    const fio = (volumeFactor: number) => {
+      const out: Sample[] = [];
+      for (const job of ['seqread', 'randread', 'seqwrite', 'randwrite'])
+        for (const mount of ['layer', 'volume', 'bind'])
+          reps(1000 * (mount === 'volume' ? volumeFactor : 1)).forEach((v, i) =>
+            out.push(sample('xfs', 'fio', mount, i + 1, 'bw', v, { job, direction: 'read' })),
+          );
+      return out;
+    };
+    assert.equal(answer(fio(1), '003')?.answer, 'confirmed');
+    assert.equal(answer(fio(2), '003')?.answer, 'contradicted');
+  });
+
+  it('003 (permissions): every outcome as in the seed, or the differing cases named', () => {
+    const perms = (hostUserDirWrote: number) =>
+      [
+        ['missing-host-path', 0],
+        ['host-user-dir', hostUserDirWrote],
+        ['chown-fix', 1],
+      ].map(([c, v]) => sample('xfs', 'permissions', 'none', 1, 'wrote', Number(v), { case: String(c) }));
+    const same = answerClaims(run(perms(0)), analyzeRun(run(perms(0)))).find((a) => a.claim.includes('uid-65534'));
+    assert.equal(same?.answer, 'confirmed');
+    const differs = answerClaims(run(perms(1)), analyzeRun(run(perms(1)))).find((a) => a.claim.includes('uid-65534'));
+    assert.equal(differs?.answer, 'contradicted');
+    assert.deepEqual(differs?.evidence, [
+      '2 of 3 cases as in seed 003 on every host and repetition',
+      'host-user-dir: wrote in 1 of 1 trials; seed 003: denied',
+    ]);
+  });
+});
