@@ -272,6 +272,9 @@ export class SshConnection {
   }
 
   close(): void {
+    // Closed by us, not dropped: the client's 'close' event comes later, when
+    // the caller may have closed the host log already.
+    this.open = false;
     this.client.end();
   }
 }

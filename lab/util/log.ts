@@ -14,11 +14,15 @@ export class HostLog {
   }
 
   line(text: string): void {
+    // Events of a connection can outlive its log (ssh2 reports a close after
+    // we ended it): a late line is dropped, never a crash of the controller.
+    if (this.stream.writableEnded) return;
     this.stream.write(`${new Date().toISOString()} ${text}\n`);
   }
 
   /** Raw output chunks, prefixed per line so interleaved stdout/stderr stay readable. */
   output(prefix: string, chunk: Buffer | string): void {
+    if (this.stream.writableEnded) return;
     const text = chunk.toString();
     for (const l of text.split('\n')) if (l.length) this.stream.write(`${prefix} ${l}\n`);
   }

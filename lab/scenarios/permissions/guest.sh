@@ -47,12 +47,13 @@ for case in $LL_P_CASES; do
     *) ll_die "unknown permissions case: $case" ;;
   esac
   # -v (not --mount): the short form is the one that creates a missing host path.
+  # One container per case: it reports how it sees /data, then tries to write.
   set +e
   docker run --rm --name "ll-$LL_TRIAL" --network none --user "$user" -v "$src:/data" "$LL_IMAGE_SHELL" \
-    /bin/sh -c 'echo ok > /data/written.txt' > "$LL_OUT/$case.stdout" 2> "$LL_OUT/$case.stderr"
+    /bin/sh -c 'stat -c "%u:%g %a" /data && echo ok > /data/written.txt' > "$LL_OUT/$case.stdout" 2> "$LL_OUT/$case.stderr"
   status=$?
   set -e
-  inside="$(docker run --rm --network none --user 0 -v "$src:/data" "$LL_IMAGE_SHELL" stat -c '%u:%g %a' /data)"
+  inside="$(head -n 1 "$LL_OUT/$case.stdout")"
   if [ "$source_kind" = volume ]; then outside_path="$(volume_dir "$src")"; else outside_path="$src"; fi
   outside="$(stat -c '%u:%g %a' "$outside_path")"
   if [ -f "$outside_path/written.txt" ]; then wrote=1; else wrote=0; fi
