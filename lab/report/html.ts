@@ -54,6 +54,8 @@ async function scenarioPlots(
 ): Promise<string> {
   const scenario = SCENARIOS[name];
   const metrics = scenario.metrics.filter((m) => m.compare);
+  // Outcomes (permissions, lifetime) are tables, not plots.
+  if (!metrics.length) return '';
   const parts = [`<h2>Plots — ${escapeHtml(scenario.summary)}</h2>`];
   for (const metric of metrics) {
     parts.push(
