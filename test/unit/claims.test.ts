@@ -133,6 +133,9 @@ describe('seed claims', () => {
     };
     assert.equal(answer(fio(1), '003')?.answer, 'confirmed');
     assert.equal(answer(fio(2), '003')?.answer, 'contradicted');
+    // On devicemapper the layer and the volumes are on different disks: not this claim's question.
+    const dmOnly = fio(2).map((s) => ({ ...s, host: 'dm', profile: 'devicemapper-lvm' }));
+    assert.equal(answer(dmOnly, '003'), undefined);
   });
 
   it('003 (permissions): every outcome as in the seed, or the differing cases named', () => {
