@@ -1,4 +1,8 @@
 import type { Sample } from '../run/trial.js';
+import { BACKUP_METHODS } from '../scenarios/backup/parse.js';
+import { FIO_JOBS } from '../scenarios/fio/parse.js';
+import { LIFECYCLE_PHASES } from '../scenarios/lifecycle/parse.js';
+import { LIFETIME_PHASES, LIFETIME_PLACES } from '../scenarios/lifetime/parse.js';
 import { PERMISSION_CASES } from '../scenarios/permissions/cases.js';
 import { cell, groupBy, md } from './format.js';
 import type { LoadedRun } from './load-run.js';
@@ -18,6 +22,16 @@ function hostOrder(run: LoadedRun): string[] {
   return ((run.manifest.lab as { hosts?: { name: string }[] }).hosts ?? []).map((h) => h.name);
 }
 
+/** One "### host (profile)" block per host that has samples, in the lab's host order. */
+function perHost(run: LoadedRun, samples: readonly Sample[], body: (hostSamples: Sample[]) => string[]): string[] {
+  const byHost = groupBy(samples, (s) => s.host);
+  return hostOrder(run).flatMap((host) => {
+    const hostSamples = byHost.get(host);
+    if (!hostSamples) return [];
+    return [`### ${host} (${hostSamples[0]?.profile ?? ''})`, '', ...body(hostSamples), ''];
+  });
+}
+
 function mountOrder(run: LoadedRun, samples: readonly Sample[]): string[] {
   const lab = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
   const present = new Set(samples.map((s) => s.mount));
@@ -31,19 +45,14 @@ function metricTable(
   series: { label: string; title: string; order: readonly string[] } | undefined,
   columns: readonly Column[],
 ): string[] {
-  const out: string[] = [];
-  const byHost = groupBy(samples, (s) => s.host);
   const mounts = mountOrder(run, samples);
   const showMount = !(mounts.length === 1 && mounts[0] === 'none');
-  for (const host of hostOrder(run)) {
-    const hostSamples = byHost.get(host);
-    if (!hostSamples) continue;
-    out.push(`### ${host} (${hostSamples[0]?.profile ?? ''})`, '');
-    const labels = [...(series ? [series.title] : []), ...(showMount ? ['mount'] : [])];
-    const head = [...labels, ...columns.map((c) => c.title), 'n'];
-    out.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < labels.length ? '---' : '---:')).join('|')}|`);
+  const labels = [...(series ? [series.title] : []), ...(showMount ? ['mount'] : [])];
+  const head = [...labels, ...columns.map((c) => c.title), 'n'];
+  const rank = (key: string) => (series?.order.indexOf(key) ?? -1) + 1 || 99;
+  return perHost(run, samples, (hostSamples) => {
+    const out = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < labels.length ? '---' : '---:')).join('|')}|`];
     const bySeries = groupBy(hostSamples, (s) => (series ? String(s[series.label] ?? '') : ''));
-    const rank = (key: string) => (series?.order.indexOf(key) ?? -1) + 1 || 99;
     const keys = [...bySeries.keys()].sort((a, b) => rank(a) - rank(b));
     for (const key of keys) {
       for (const mount of mounts) {
@@ -59,25 +68,19 @@ function metricTable(
         out.push(`| ${row.join(' | ')} |`);
       }
     }
-    out.push('');
-  }
-  return out;
+    return out;
+  });
 }
 
 function fioSection(run: LoadedRun, samples: readonly Sample[]): string[] {
   return [
     'Bandwidth is fio `bw` in KiB/s (1 KiB = 1024 bytes); latency is completion latency (clat) in microseconds.',
     '',
-    ...metricTable(
-      run,
-      samples,
-      { label: 'job', title: 'job', order: ['seqwrite', 'seqread', 'randwrite', 'randread'] },
-      [
-        { metric: 'bw', title: 'bandwidth KiB/s' },
-        { metric: 'iops', title: 'IOPS' },
-        { metric: 'clat_p99', title: 'clat p99 µs' },
-      ],
-    ),
+    ...metricTable(run, samples, { label: 'job', title: 'job', order: FIO_JOBS.map((j) => j.name) }, [
+      { metric: 'bw', title: 'bandwidth KiB/s' },
+      { metric: 'iops', title: 'IOPS' },
+      { metric: 'clat_p99', title: 'clat p99 µs' },
+    ]),
   ];
 }
 
@@ -113,12 +116,9 @@ function lifecycleSection(run: LoadedRun, samples: readonly Sample[]): string[] 
   return [
     'Wall seconds per phase over all its containers (seed 004 timed `for i in $(seq 10); do docker run -d …; done` the same way). install/remove: every churn container runs dpkg at once.',
     '',
-    ...metricTable(
-      run,
-      samples,
-      { label: 'phase', title: 'phase', order: ['run', 'inspect', 'stop', 'rm', 'install', 'remove'] },
-      [{ metric: 'seconds', title: 'seconds' }],
-    ),
+    ...metricTable(run, samples, { label: 'phase', title: 'phase', order: LIFECYCLE_PHASES }, [
+      { metric: 'seconds', title: 'seconds' },
+    ]),
   ];
 }
 
@@ -126,16 +126,11 @@ function backupSection(run: LoadedRun, samples: readonly Sample[]): string[] {
   return [
     '`tar czf` of the same dataset, the same tar and gzip binaries in all three methods (checked by sha256), in a shuffled order per trial, page cache dropped before each.',
     '',
-    ...metricTable(
-      run,
-      samples,
-      { label: 'method', title: 'method', order: ['host-bind', 'host-volume', 'helper-container'] },
-      [
-        { metric: 'seconds', title: 'seconds' },
-        { metric: 'archive_bytes', title: 'archive bytes' },
-        { metric: 'files', title: 'files listed' },
-      ],
-    ),
+    ...metricTable(run, samples, { label: 'method', title: 'method', order: BACKUP_METHODS }, [
+      { metric: 'seconds', title: 'seconds' },
+      { metric: 'archive_bytes', title: 'archive bytes' },
+      { metric: 'files', title: 'files listed' },
+    ]),
   ];
 }
 
@@ -145,28 +140,30 @@ function permissionsSection(run: LoadedRun, samples: readonly Sample[]): string[
     'A container running as uid 65534 writes into `/data`. Owner and mode of the directory as `uid:gid mode`, seen inside the container and on the host. "seed" is what seed 003 observed.',
     '',
   ];
-  const byHost = groupBy(
-    samples.filter((s) => s.metric === 'wrote'),
-    (s) => s.host,
+  out.push(
+    ...perHost(
+      run,
+      samples.filter((s) => s.metric === 'wrote'),
+      (hostSamples) => {
+        const rows = [
+          '| case | user | wrote | seed | inside | outside | error | n |',
+          '|---|---|---|---|---|---|---|---:|',
+        ];
+        for (const c of PERMISSION_CASES) {
+          const runs = hostSamples.filter((s) => s.case === c.name);
+          if (!runs.length) continue;
+          const outcomes = [...new Set(runs.map((s) => (s.value === 1 ? 'yes' : 'no')))];
+          const seed = c.seed.wrote ? 'yes' : 'no';
+          const same = outcomes.length === 1 && outcomes[0] === seed;
+          const first = runs[0] as Sample;
+          rows.push(
+            `| ${c.name} | ${md(first.user ?? '')} | ${outcomes.join(' / ')} | ${seed}${same ? '' : ' — **differs**'} | ${md(first.inside ?? '')} | ${md(first.outside ?? '')} | ${md(String(first.error ?? '') || '–')} | ${runs.length} |`,
+          );
+        }
+        return rows;
+      },
+    ),
   );
-  for (const host of hostOrder(run)) {
-    const hostSamples = byHost.get(host);
-    if (!hostSamples) continue;
-    out.push(`### ${host} (${hostSamples[0]?.profile ?? ''})`, '');
-    out.push('| case | user | wrote | seed | inside | outside | error | n |', '|---|---|---|---|---|---|---|---:|');
-    for (const c of PERMISSION_CASES) {
-      const runs = hostSamples.filter((s) => s.case === c.name);
-      if (!runs.length) continue;
-      const outcomes = [...new Set(runs.map((s) => (s.value === 1 ? 'yes' : 'no')))];
-      const seed = c.seed.wrote ? 'yes' : 'no';
-      const same = outcomes.length === 1 && outcomes[0] === seed;
-      const first = runs[0] as Sample;
-      out.push(
-        `| ${c.name} | ${md(first.user ?? '')} | ${outcomes.join(' / ')} | ${seed}${same ? '' : ' — **differs**'} | ${md(first.inside ?? '')} | ${md(first.outside ?? '')} | ${md(String(first.error ?? '') || '–')} | ${runs.length} |`,
-      );
-    }
-    out.push('');
-  }
   return out;
 }
 
@@ -176,22 +173,20 @@ function lifetimeSection(run: LoadedRun, samples: readonly Sample[]): string[] {
     'A file written into the container layer, a named volume and a bind mount; then the container is restarted, and separately removed and recreated with the same mounts. Cells: repetitions in which the file was still there.',
     '',
   ];
-  const byHost = groupBy(samples, (s) => s.host);
-  for (const host of hostOrder(run)) {
-    const hostSamples = byHost.get(host);
-    if (!hostSamples) continue;
-    out.push(`### ${host} (${hostSamples[0]?.profile ?? ''})`, '');
-    out.push('| after | layer | volume | bind |', '|---|---|---|---|');
-    for (const phase of ['written', 'restart', 'recreate']) {
-      const row = ['layer', 'volume', 'bind'].map((place) => {
-        const runs = hostSamples.filter((s) => s.phase === phase && s.place === place);
-        const kept = runs.filter((s) => s.value === 1).length;
-        return runs.length ? `${kept}/${runs.length}` : '–';
-      });
-      out.push(`| ${phase} | ${row.join(' | ')} |`);
-    }
-    out.push('');
-  }
+  out.push(
+    ...perHost(run, samples, (hostSamples) => [
+      `| after | ${LIFETIME_PLACES.join(' | ')} |`,
+      `|---|${LIFETIME_PLACES.map(() => '---').join('|')}|`,
+      ...LIFETIME_PHASES.map((phase) => {
+        const row = LIFETIME_PLACES.map((place) => {
+          const runs = hostSamples.filter((s) => s.phase === phase && s.place === place);
+          const kept = runs.filter((s) => s.value === 1).length;
+          return runs.length ? `${kept}/${runs.length}` : '–';
+        });
+        return `| ${phase} | ${row.join(' | ')} |`;
+      }),
+    ]),
+  );
   return out;
 }
 
