@@ -1,5 +1,5 @@
 import { scenarioMounts } from '../plan/plan.js';
-import type { LoadedRun } from '../report/load-run.js';
+import { type LoadedRun, recordedLab } from '../report/load-run.js';
 import type { Sample } from '../run/trial.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
 import { type ComparisonRow, compareAll } from './comparisons.js';
@@ -22,8 +22,8 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
     if (list) list.push(s);
     else byScenario.set(name, [s]);
   }
-  const lab = run.manifest.lab as { hosts?: { name: string }[]; mounts?: string[] };
-  const hosts = (lab.hosts ?? []).map((h) => h.name);
+  const lab = recordedLab(run);
+  const hosts = lab.hosts.map((h) => h.name);
   // Scenarios in their catalog order, whatever order the trials ran in.
   const ordered = [...byScenario].sort(([a], [b]) => SCENARIO_NAMES.indexOf(a) - SCENARIO_NAMES.indexOf(b));
   return ordered.map(([name, samples]) => ({
@@ -32,7 +32,7 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
     comparisons: compareAll(
       samples,
       (SCENARIOS[name]?.metrics ?? []).filter((m) => m.compare),
-      { hosts, mounts: scenarioMounts(name, lab.mounts ?? []) },
+      { hosts, mounts: scenarioMounts(name, lab) },
     ),
   }));
 }

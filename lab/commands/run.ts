@@ -107,8 +107,12 @@ export async function run(
 
 /** What must not change between a run's start and its resumption. */
 function measuredShape(lab: unknown): string {
-  const { hosts, scenarios, mounts, repetitions, seed } = JSON.parse(JSON.stringify(lab)) as Record<string, unknown>;
-  return JSON.stringify({ hosts, scenarios, mounts, repetitions, seed });
+  const { hosts, scenarios, mounts, scenarioMounts, repetitions, seed } = JSON.parse(JSON.stringify(lab)) as Record<
+    string,
+    unknown
+  >;
+  // Runs recorded before scenarioMounts existed narrowed nothing.
+  return JSON.stringify({ hosts, scenarios, mounts, scenarioMounts: scenarioMounts ?? {}, repetitions, seed });
 }
 
 /**
@@ -135,7 +139,7 @@ export async function resumeRun(
     throw new UserError(`run ${runId} is of lab ${manifest.lab.name}, not ${lab.name}`);
   if (measuredShape(manifest.lab) !== measuredShape(lab)) {
     throw new UserError(
-      `the lab definition changed since run ${runId} started (hosts, scenarios, mounts, repetitions or seed); resume with the one it started with (${manifest.labFile})`,
+      `the lab definition changed since run ${runId} started (hosts, scenarios, mounts, scenarioMounts, repetitions or seed); resume with the one it started with (${manifest.labFile})`,
     );
   }
   const previous = existsSync(files.summary)

@@ -108,6 +108,18 @@ export const labSchema = z
       .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'expected at least one scenario' }),
     mounts: z.array(z.enum(MOUNT_KIND_NAMES)).min(1),
     /**
+     * Narrows `mounts` for single scenarios (e.g. db-import on volume and
+     * hostshare only); every listed kind must be one of the lab's `mounts`.
+     */
+    scenarioMounts: z
+      .object(
+        Object.fromEntries(SCENARIO_NAMES.map((n) => [n, z.array(z.enum(MOUNT_KIND_NAMES)).min(1).optional()])) as {
+          [K in ScenarioName]: z.ZodOptional<z.ZodArray<z.ZodEnum<typeof MOUNT_KIND_NAMES>>>;
+        },
+      )
+      .strict()
+      .default({}),
+    /**
      * A fixed count, or a stop rule: at least `min` repetitions, then more
      * (interleaved as always) until every compared pair's interval is
      * narrower than `targetCiWidth`, or `max`, or the time budget is reached.
@@ -186,13 +198,40 @@ export const labSchema = z
           });
         }
       });
-      const unsupported = lab.mounts.filter((m) => !scenario.mounts.includes(m));
+      const narrowed = lab.scenarioMounts[scenarioName];
+      const mounts = narrowed ?? lab.mounts;
+      const unsupported = mounts.filter((m) => !scenario.mounts.includes(m));
       // A scenario without mount kinds brings its own storage: the list does not apply.
       if (scenario.mounts.length && unsupported.length) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
-          path: ['mounts'],
-          message: `scenario ${scenarioName} cannot run on mount kind(s) ${unsupported.join(', ')} (supports ${scenario.mounts.join(', ')})`,
+          path: narrowed ? ['scenarioMounts', scenarioName] : ['mounts'],
+          message: `scenario ${scenarioName} cannot run on mount kind(s) ${unsupported.join(', ')} (supports ${scenario.mounts.join(', ')}); narrow its list under scenarioMounts`,
+        });
+      }
+    }
+    for (const scenarioName of SCENARIO_NAMES) {
+      const narrowed = lab.scenarioMounts[scenarioName];
+      if (!narrowed) continue;
+      const path = ['scenarioMounts', scenarioName];
+      if (lab.scenarios[scenarioName] === undefined) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path, message: `scenario ${scenarioName} is not in scenarios` });
+      } else if (!SCENARIOS[scenarioName].mounts.length) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path,
+          message: `scenario ${scenarioName} brings its own storage and takes no mount kinds; remove it from scenarioMounts`,
+        });
+      }
+      if (new Set(narrowed).size !== narrowed.length) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path, message: 'duplicate mount kind' });
+      }
+      const outside = narrowed.filter((m) => !lab.mounts.includes(m));
+      if (outside.length) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path,
+          message: `mount kind(s) ${outside.join(', ')} not in the lab's mounts (${lab.mounts.join(', ')}); scenarioMounts only narrows that list`,
         });
       }
     }

@@ -23,14 +23,21 @@ export function trialId(rep: number, host: string, scenario: string, mount: stri
   return `r${rep}-${host}-${scenario}-${mount}`;
 }
 
-/** The lab's mount kinds a scenario runs on; ["none"] when it brings its own storage. */
-export function scenarioMounts<M extends string>(
-  scenario: ScenarioName,
-  labMounts: readonly M[],
-): (M | typeof NO_MOUNT)[] {
+/** The mount kinds of a lab (as defined, or as a run recorded it). */
+export interface LabMounts<M extends string> {
+  mounts?: readonly M[];
+  scenarioMounts?: Partial<Record<string, readonly M[]>>;
+}
+
+/**
+ * The mount kinds a scenario runs on, in the lab's order: the lab's list, or
+ * its narrowed list under scenarioMounts; ["none"] when it brings its own storage.
+ */
+export function scenarioMounts<M extends string>(scenario: ScenarioName, lab: LabMounts<M>): (M | typeof NO_MOUNT)[] {
   const supported: readonly string[] = SCENARIOS[scenario]?.mounts ?? [];
   if (!supported.length) return [NO_MOUNT];
-  return labMounts.filter((m) => supported.includes(m));
+  const narrowed = lab.scenarioMounts?.[scenario];
+  return (lab.mounts ?? []).filter((m) => supported.includes(m) && (!narrowed || narrowed.includes(m)));
 }
 
 /**
@@ -43,7 +50,7 @@ export function makePlan(lab: LabDefinition, seed = lab.seed): Plan {
   const mode = trialMode(lab);
   const cellsOf = (host: LabDefinition['hosts'][number]) =>
     enabledScenarios(lab).flatMap((scenario) =>
-      scenarioMounts(scenario, lab.mounts).map((mount) => ({ host, scenario, mount })),
+      scenarioMounts(scenario, lab).map((mount) => ({ host, scenario, mount })),
     );
   const trials: Trial[] = [];
   for (let rep = 1; rep <= lab.repetitions.max; rep++) {

@@ -1,6 +1,6 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import type { LoadedRun } from './load-run.js';
+import { type LoadedRun, recordedLab } from './load-run.js';
 import { MAX_DOTS_PER_CELL, dotsSpec, forestSpec, renderSvg } from './plots.js';
 
 const escapeHtml = (s: string) =>
@@ -88,13 +88,13 @@ export async function renderHtml(
   markdown: string,
 ): Promise<string> {
   const plots: string[] = [];
-  const mounts = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
+  const { mounts, name } = recordedLab(run);
   for (const scenario of analysis) plots.push(await scenarioPlots(scenario, mounts));
   // The report's heading and summary first, then the plots, then the tables.
   const split = markdown.indexOf('\n## ');
   const intro = split < 0 ? markdown : markdown.slice(0, split);
   const tables = split < 0 ? '' : markdown.slice(split + 1);
-  const title = `layerlab report: ${escapeHtml(String(run.manifest.lab.name))}`;
+  const title = `layerlab report: ${escapeHtml(name)}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>

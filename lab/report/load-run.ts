@@ -54,6 +54,27 @@ export interface LoadedRun {
   noise: TrialNoise[];
 }
 
+/**
+ * The parts of the lab definition the report reads, from the run's manifest.
+ * Runs recorded by older versions may lack newer keys: they read as empty.
+ */
+export interface RecordedLab {
+  name: string;
+  hosts: { name: string; profile: string }[];
+  mounts: string[];
+  scenarioMounts: Partial<Record<string, string[]>>;
+}
+
+export function recordedLab(run: LoadedRun): RecordedLab {
+  const lab = run.manifest.lab as Partial<RecordedLab>;
+  return {
+    name: String(lab.name),
+    hosts: lab.hosts ?? [],
+    mounts: lab.mounts ?? [],
+    scenarioMounts: lab.scenarioMounts ?? {},
+  };
+}
+
 function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }

@@ -2,6 +2,7 @@ import * as vega from 'vega';
 import { type TopLevelSpec, compile } from 'vega-lite';
 import type { ComparisonRow } from '../analyze/comparisons.js';
 import { seriesOf } from '../analyze/comparisons.js';
+import { NO_MOUNT } from '../catalog.js';
 import type { Sample } from '../run/trial.js';
 import type { MetricSpec } from '../scenarios/types.js';
 
@@ -39,7 +40,8 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec, mounts:
     const cell = `${v.series}/${v.host}/${v.mount}`;
     perCell.set(cell, (perCell.get(cell) ?? 0) + 1);
   }
-  const cell = cellEncoding(metric, mounts);
+  // Scenarios that bring their own storage have the one mount "none": hosts go on the x axis.
+  const cell = values.every((v) => v.mount === NO_MOUNT) ? hostCellEncoding(metric) : cellEncoding(metric, mounts);
   if (Math.max(0, ...perCell.values()) > MAX_DOTS_PER_CELL) {
     return facetByJob(values, { mark: { type: 'boxplot', extent: 1.5 }, encoding: cell });
   }
@@ -68,6 +70,12 @@ function cellEncoding(metric: MetricSpec, mounts: readonly string[]) {
     y: { field: 'value', type: 'quantitative', title: `${metric.name} (${metric.unit})`, scale: { zero: false } },
     color: { field: 'host', type: 'nominal', title: 'host', legend: { labelLimit: 320 } },
   } as const;
+}
+
+/** Position and colour of one host in a job's panel, for scenarios without mount kinds. */
+function hostCellEncoding(metric: MetricSpec) {
+  const { y, color } = cellEncoding(metric, []);
+  return { x: { field: 'host', type: 'nominal', title: null }, y, color } as const;
 }
 
 /** One panel per series (fio job), in the order the parser wrote them. */

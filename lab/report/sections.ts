@@ -5,7 +5,7 @@ import { LIFECYCLE_PHASES } from '../scenarios/lifecycle/parse.js';
 import { LIFETIME_PHASES, LIFETIME_PLACES } from '../scenarios/lifetime/parse.js';
 import { PERMISSION_CASES } from '../scenarios/permissions/cases.js';
 import { cell, groupBy, md } from './format.js';
-import type { LoadedRun } from './load-run.js';
+import { type LoadedRun, recordedLab } from './load-run.js';
 
 /**
  * The per-scenario tables of report.md: what a reader of each seed looks for,
@@ -19,7 +19,7 @@ interface Column {
 }
 
 function hostOrder(run: LoadedRun): string[] {
-  return ((run.manifest.lab as { hosts?: { name: string }[] }).hosts ?? []).map((h) => h.name);
+  return recordedLab(run).hosts.map((h) => h.name);
 }
 
 /** One "### host (profile)" block per host that has samples, in the lab's host order. */
@@ -33,7 +33,7 @@ function perHost(run: LoadedRun, samples: readonly Sample[], body: (hostSamples:
 }
 
 function mountOrder(run: LoadedRun, samples: readonly Sample[]): string[] {
-  const lab = (run.manifest.lab as { mounts?: string[] }).mounts ?? [];
+  const lab = recordedLab(run).mounts;
   const present = new Set(samples.map((s) => s.mount));
   return [...lab, ...[...present].filter((m) => !lab.includes(m))].filter((m) => present.has(m));
 }

@@ -19,7 +19,7 @@ export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): 
     const rows = compareAll(
       samples.filter((s) => s.scenario === name),
       metrics,
-      { hosts, mounts: scenarioMounts(name, lab.mounts) },
+      { hosts, mounts: scenarioMounts(name, lab) },
     );
     if (!rows.length) return Number.POSITIVE_INFINITY;
     for (const { result } of rows) {

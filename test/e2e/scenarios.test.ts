@@ -150,7 +150,8 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
       assert.ok(report.includes(`## ${scenario.summary}`), scenario.name);
     assert.match(report, /## Seed claims/);
     assert.match(report, /\(seed 003\): a uid-65534 container/);
-    assert.match(report, /\(seed 000, 002\): a folder shared from the VM host/);
+    assert.match(report, /\(seed 002\): dbench on a folder shared from the VM's host/);
+    assert.match(report, /\(seed 000\): the MySQL dump import into a named volume/);
     assert.match(report, /\| recreate \| 0\/1 \| 1\/1 \| 1\/1 \|/);
   });
 

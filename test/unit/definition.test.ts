@@ -148,6 +148,27 @@ describe('lab definition', () => {
     );
   });
 
+  it('scenarioMounts narrows the mounts list for one scenario, and only narrows it', () => {
+    const two = good.replace('fio: { size: 16M }', 'fio: { size: 16M }\n  dbench: {}');
+    const narrowed = parseLabDefinition(`${two}scenarioMounts: { fio: [bind, volume] }\n`, 'labs/x.yaml');
+    assert.deepEqual(narrowed.scenarioMounts, { fio: ['bind', 'volume'] });
+    assert.deepEqual(parseLabDefinition(two, 'labs/x.yaml').scenarioMounts, {});
+    assert.match(
+      errorOf(`${two}scenarioMounts: { fio: [volume, hostshare] }\n`),
+      /scenarioMounts\.fio: mount kind\(s\) hostshare not in the lab's mounts \(layer, volume, bind\); scenarioMounts only narrows that list/,
+    );
+    assert.match(
+      errorOf(`${two}scenarioMounts: { backup: [volume] }\n`),
+      /scenarioMounts\.backup: scenario backup is not in scenarios/,
+    );
+    assert.match(
+      errorOf(`${two.replace('dbench: {}', 'lifetime: {}')}scenarioMounts: { lifetime: [volume] }\n`),
+      /scenarioMounts\.lifetime: scenario lifetime brings its own storage and takes no mount kinds/,
+    );
+    assert.match(errorOf(`${two}scenarioMounts: { fio: [] }\n`), /scenarioMounts\.fio/);
+    assert.match(errorOf(`${two}scenarioMounts: { fio: [bind, bind] }\n`), /scenarioMounts\.fio: duplicate mount kind/);
+  });
+
   it('a profile its target cannot host is refused, also after --target', () => {
     const flatcar = good.replace('profile: devicemapper-lvm', 'profile: flatcar');
     assert.match(

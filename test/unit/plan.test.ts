@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
-import { makePlan } from '../../lab/plan/plan.ts';
+import { makePlan, scenarioMounts } from '../../lab/plan/plan.ts';
 
 const lab = (extra = '') =>
   parseLabDefinition(
@@ -87,5 +87,31 @@ repetitions: 2
       'r2-a-lifetime-none',
       'r2-b-lifetime-none',
     ]);
+  });
+
+  it('scenarioMounts narrows one scenario to its kinds, in the order of the lab mounts', () => {
+    const narrowed = parseLabDefinition(
+      `name: t
+hosts:
+  - { name: a, profile: overlay2-xfs }
+scenarios: { fio: { size: 16M }, dbench: {} }
+mounts: [layer, volume, bind]
+scenarioMounts: { dbench: [bind, layer] }
+repetitions: 1
+`,
+      'x.yaml',
+    );
+    const ids = makePlan(narrowed)
+      .trials.map((t) => t.id)
+      .sort();
+    assert.deepEqual(ids, [
+      'r1-a-dbench-bind',
+      'r1-a-dbench-layer',
+      'r1-a-fio-bind',
+      'r1-a-fio-layer',
+      'r1-a-fio-volume',
+    ]);
+    assert.deepEqual(scenarioMounts('dbench', narrowed), ['layer', 'bind']);
+    assert.deepEqual(scenarioMounts('lifetime', narrowed), ['none']);
   });
 });

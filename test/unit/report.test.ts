@@ -7,6 +7,7 @@ import { analyzeRun } from '../../lab/analyze/analysis.ts';
 import { renderHtml } from '../../lab/report/html.ts';
 import { loadRun } from '../../lab/report/load-run.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { dotsSpec } from '../../lab/report/plots.ts';
 import { writeRun } from './run-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-'));
@@ -91,6 +92,28 @@ describe('report.html', () => {
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/, 'no scripts, nothing fetched');
     assert.match(html, /<td>randread<\/td><td>layer<\/td><td>102000 \(101000–103000\)<\/td>/);
     writeFileSync(join(dir, 'report.html'), html);
+  });
+
+  it('plots hosts on the x axis for scenarios without mount kinds, mounts for the others', () => {
+    const sample = (host: string, mount: string) => ({
+      run: 'r',
+      host,
+      profile: 'p',
+      scenario: 'lifecycle',
+      mount,
+      rep: 1,
+      trial: 't',
+      metric: 'seconds',
+      value: 1,
+      unit: 's',
+      timestamp: '',
+      phase: 'run',
+    });
+    const metric = { name: 'seconds', unit: 's', better: 'lower', description: '' } as const;
+    const xOf = (spec: unknown) =>
+      (spec as { spec: { layer: { encoding: { x: { field: string } } }[] } }).spec.layer[0]?.encoding.x.field;
+    assert.equal(xOf(dotsSpec([sample('a', 'none'), sample('b', 'none')], metric, [])), 'host');
+    assert.equal(xOf(dotsSpec([sample('a', 'volume'), sample('b', 'bind')], metric, ['volume', 'bind'])), 'mount');
   });
 
   it(
