@@ -6,23 +6,37 @@ import { formatDuration } from '../util/time.js';
  * trial is also shown on a live status line.
  */
 export class Progress {
-  private readonly started = Date.now();
+  private readonly started: number;
   private done = 0;
   private failed = 0;
+  /** Expected seconds of the trials finished so far, and of those left. */
+  private doneExpected = 0;
+  private leftExpected: number;
   private readonly tty = process.stderr.isTTY === true;
 
   constructor(
-    private readonly total: number,
-    /** Seconds per trial expected before any trial finished. */
-    private readonly expectedPerTrial: number,
+    /** Expected seconds of each trial to run, by trial id (the scenarios' own estimates). */
+    private readonly expected: ReadonlyMap<string, number>,
     private readonly parallelism: number,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.started = now();
+    this.leftExpected = [...expected.values()].reduce((a, b) => a + b, 0);
+  }
 
-  private eta(): string {
-    const left = this.total - this.done;
-    const elapsed = Date.now() - this.started;
-    const perTrial = this.done > 0 ? elapsed / this.done : (this.expectedPerTrial * 1000) / this.parallelism;
-    return formatDuration(left * perTrial);
+  private get total(): number {
+    return this.expected.size;
+  }
+
+  /**
+   * What is left, in the scenarios' expected seconds, scaled by how fast the
+   * finished trials went against theirs: trials differ by minutes (a
+   * lifecycle against a dbench), so a plain mean per trial misleads.
+   */
+  eta(): string {
+    const elapsed = this.now() - this.started;
+    const pace = this.doneExpected > 0 ? elapsed / this.doneExpected : 1000 / this.parallelism;
+    return formatDuration(this.leftExpected * pace);
   }
 
   private counts(): string {
@@ -30,7 +44,7 @@ export class Progress {
   }
 
   start(host: string, trial: string): void {
-    const line = `${this.counts()} ${host}: ${trial}  elapsed ${formatDuration(Date.now() - this.started)}  ETA ${this.eta()}`;
+    const line = `${this.counts()} ${host}: ${trial}  elapsed ${formatDuration(this.now() - this.started)}  ETA ${this.eta()}`;
     if (this.tty) process.stderr.write(`\r\x1b[2K${line}`);
     else process.stderr.write(`${line}\n`);
   }
@@ -38,6 +52,9 @@ export class Progress {
   finish(host: string, trial: string, ok: boolean, detail: string): void {
     this.done++;
     if (!ok) this.failed++;
+    const expected = this.expected.get(trial) ?? 0;
+    this.doneExpected += expected;
+    this.leftExpected = Math.max(0, this.leftExpected - expected);
     if (this.tty) process.stderr.write('\r\x1b[2K');
     process.stderr.write(`${this.counts()} ${host}: ${trial} ${ok ? 'done' : 'FAILED'} ${detail}\n`);
   }

@@ -119,13 +119,13 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
     );
     summary.setupSeconds = (Date.now() - started) / 1000;
 
-    const expected =
-      ctx.plan.trials.reduce(
-        (s, t) => s + SCENARIOS[t.scenario].expectedSeconds(ctx.lab.scenarios[t.scenario] as never),
-        0,
-      ) / Math.max(1, ctx.plan.trials.length);
+    const expected = new Map(
+      ctx.plan.trials
+        .filter((t) => !alreadyDone.has(t.id))
+        .map((t) => [t.id, SCENARIOS[t.scenario].expectedSeconds(ctx.lab.scenarios[t.scenario] as never)]),
+    );
     const parallelism = ctx.plan.mode === 'serial' ? 1 : ctx.inventory.hosts.length;
-    const progress = new Progress(ctx.plan.trials.length - alreadyDone.size, expected, parallelism);
+    const progress = new Progress(expected, parallelism);
 
     const hostsByName = new Map(ctx.inventory.hosts.map((h) => [h.name, h]));
     // Hosts that stopped answering: their remaining trials fail with this reason; the others go on.

@@ -143,6 +143,14 @@ describe('seed claims', () => {
     };
     assert.equal(answer(fio(1), '003')?.answer, 'confirmed');
     assert.equal(answer(fio(2), '003')?.answer, 'contradicted');
+    // One job with a gap: 2 of 12 comparisons differ, which chance alone gives in 12% of runs.
+    const oneJob = fio(1).map((s) => (s.job === 'randread' && s.mount === 'volume' ? { ...s, value: s.value * 2 } : s));
+    const a = answer(oneJob, '003');
+    assert.equal(a?.answer, 'confirmed', a?.evidence.join('\n'));
+    assert.match(
+      a?.evidence[0] ?? '',
+      /2 with a consistent difference.*chance alone gives 2 or more of 12 in 12% of runs/,
+    );
     // On devicemapper the layer and the volumes are on different disks: not this claim's question.
     const dmOnly = fio(2).map((s) => ({ ...s, host: 'dm', profile: 'devicemapper-lvm' }));
     assert.equal(answer(dmOnly, '003'), undefined);

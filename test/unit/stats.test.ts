@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ratioOfMediansCI } from '../../lab/analyze/bootstrap.ts';
 import { MIN_RUNS, compare } from '../../lab/analyze/compare.ts';
-import { describe as describeCell, quantile } from '../../lab/analyze/stats.ts';
+import { binomialTail, describe as describeCell, quantile } from '../../lab/analyze/stats.ts';
 import { mulberry32 } from '../../lab/util/rng.ts';
 
 describe('descriptive statistics', () => {
@@ -117,5 +117,21 @@ describe('verdict logic on simulated data (deterministic by seed)', () => {
       if (compare(sample(120), sample(100), 'higher', { seed: i }).verdict === 'a-better') found++;
     }
     assert.ok(found / experiments >= 0.8, `detection rate ${found / experiments}`);
+  });
+});
+
+describe('binomialTail', () => {
+  it('is P(X >= k) of a binomial, checked against values worked by hand', () => {
+    assert.equal(binomialTail(0, 12, 0.05), 1);
+    // 1 - 0.95^12 = 0.4596; minus 12 * 0.05 * 0.95^11 = 0.3413 -> 0.1184
+    for (const [k, expected] of [
+      [1, 0.4596],
+      [2, 0.1184],
+      [3, 0.0196],
+    ] as const) {
+      const got = binomialTail(k, 12, 0.05);
+      assert.ok(Math.abs(got - expected) < 1e-4, `P(X >= ${k}) = ${got}, expected ${expected}`);
+    }
+    assert.equal(binomialTail(13, 12, 0.05), 0);
   });
 });

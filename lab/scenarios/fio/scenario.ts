@@ -56,8 +56,8 @@ export const fio: Scenario<FioParams> = {
     // name:rw:bs triples; the guest builds fio's job list from them.
     LL_P_JOBS: FIO_JOBS.map((j) => `${j.name}:${j.rw}:${j.bs}`).join(' '),
   }),
-  // Four jobs of ramp + runtime, plus fio's layout of the file and docker run.
-  expectedSeconds: (p) => FIO_JOBS.length * (p.ramp + p.runtime) + 10,
+  // Four jobs of ramp + runtime, plus fio's layout of the file and docker run (~20 s under TCG).
+  expectedSeconds: (p) => FIO_JOBS.length * (p.ramp + p.runtime) + 20,
   diskBytes: (p) => parseSize(p.size) ?? 0,
   parse: parseFioJson,
 };

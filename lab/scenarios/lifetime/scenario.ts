@@ -16,8 +16,8 @@ export const lifetime: Scenario<z.output<typeof params>> = {
     { name: 'survived', unit: 'bool', better: 'higher', description: '1 when the file written first was still there' },
   ],
   guestEnv: () => ({}),
-  // Four containers started and one stopped; about 40 s under TCG.
-  expectedSeconds: () => 40,
+  // Four containers started and one stopped; 50-65 s under TCG.
+  expectedSeconds: () => 55,
   diskBytes: () => 1024 * 1024,
   parse: parseLifetime,
 };
