@@ -58,6 +58,9 @@ function rowsOf(analysis: readonly ScenarioAnalysis[], scenario: string): Rows {
   return analysis.find((a) => a.name === scenario)?.comparisons ?? [];
 }
 
+/** Mount kinds whose data lives on the VM's own disks (hostshare's lives on its host). */
+const VM_LOCAL_MOUNTS = ['layer', 'volume', 'bind'];
+
 function driverOf(run: LoadedRun): Map<string, string> {
   const { hosts } = recordedLab(run);
   return new Map(hosts.map((h) => [h.name, PROFILES[h.profile as ProfileName]?.storageDriver ?? '']));
@@ -83,7 +86,6 @@ function devicemapperLifecycle(run: LoadedRun, analysis: readonly ScenarioAnalys
  * the data disk, their volumes and bind sources on the root disk.
  */
 function noMountGap(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): ClaimAnswer | undefined {
-  const local = ['layer', 'volume', 'bind'];
   const driver = driverOf(run);
   const rows = rowsOf(analysis, 'fio').filter(
     (r) =>
@@ -91,8 +93,8 @@ function noMountGap(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Clai
       r.axis === 'mount' &&
       driver.get(r.within) !== 'devicemapper' &&
       r.metric.name === 'bw' &&
-      local.includes(r.a) &&
-      local.includes(r.b),
+      VM_LOCAL_MOUNTS.includes(r.a) &&
+      VM_LOCAL_MOUNTS.includes(r.b),
   );
   if (!rows.length) return undefined;
   const differences = rows.filter((r) => r.result.verdict === 'a-better' || r.result.verdict === 'b-better');
@@ -133,7 +135,7 @@ function sharedFolderSlowerForDbench(analysis: readonly ScenarioAnalysis[]): Cla
   return ordered(
     '002',
     "dbench on a folder shared from the VM's host (hostshare) is much slower than on VM-local storage (seed: boot2docker's vboxsf mount 1.16 MB/s vs its container file system 30.2 MB/s)",
-    hostshareRows(analysis, 'dbench', 'throughput', ['layer', 'volume', 'bind']).map((row) => ({
+    hostshareRows(analysis, 'dbench', 'throughput', VM_LOCAL_MOUNTS).map((row) => ({
       row,
       better: row.a === 'hostshare' ? row.b : row.a,
     })),
