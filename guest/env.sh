@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Captures the host's environment into $1: kernel, docker, storage, disks, load.
-# summary.json holds the few facts the report prints; the rest is raw.
+# summary.json holds the few facts the report prints; the rest is raw. A MANIFEST
+# (as for trials) lets the controller check that what it unpacked is what was written.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-out="$1"
+out="${1:?usage: env.sh <output folder>}"
+# Files of an earlier capture (xfs-info.txt from another profile) must not pass as current.
+rm -rf -- "$out"
 mkdir -p -- "$out"
 cd -- "$out"
 
@@ -45,3 +48,5 @@ ll_json_obj \
   data_disk_bytes "$(blockdev --getsize64 "$(readlink -f -- "${LL_DATA_DISK:-/dev/null}")" 2>/dev/null || echo 0)" \
   loadavg "$(cat /proc/loadavg)" \
   > summary.json
+
+ll_write_manifest "$PWD"

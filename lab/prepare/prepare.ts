@@ -1,5 +1,9 @@
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { PROFILES } from '../catalog.js';
-import { PACKAGE_ROOT, REMOTE_ROOT } from '../paths.js';
+import { LabError } from '../errors.js';
+import { PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
+import { checkManifest } from '../run/manifest-check.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import type { ToolImage } from '../toolimages/toolimages.js';
@@ -36,4 +40,28 @@ export async function prepareHost(
     progress(`${host.name}: loading tool image ${image.tag}`);
     await conn.pipeFile(image.archive, `bash ${REMOTE_ROOT}/guest/load-image.sh ${shellQuote(image.tag)}`, 15 * 60_000);
   }
+}
+
+/**
+ * Captures a host's environment (guest/env.sh) into `envDir`: the folder comes
+ * back as one tar in the same round trip, is checked against the MANIFEST the
+ * guest wrote, like a trial, and only then lands under its final name.
+ */
+export async function captureEnv(
+  conn: Pick<SshConnection, 'endpoint' | 'pullCommand'>,
+  host: Pick<InventoryHost, 'dataDisk'>,
+  envDir: string,
+): Promise<void> {
+  const capture = envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/env.sh`, REMOTE_ENV]);
+  const partial = join(dirname(envDir), `.partial-${basename(envDir)}`);
+  await rm(partial, { recursive: true, force: true });
+  await conn.pullCommand(`${capture} >&2 && tar -cf - -C ${shellQuote(REMOTE_ENV)} .`, partial);
+  const problems = await checkManifest(partial);
+  if (problems.length) {
+    throw new LabError(`pulled environment does not match what the guest wrote: ${problems.join('; ')}`, {
+      host: conn.endpoint.name,
+      phase: 'env',
+    });
+  }
+  await rename(partial, envDir);
 }

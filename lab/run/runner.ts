@@ -3,16 +3,14 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LabDefinition } from '../definition/schema.js';
 import { LabError, errorMessage } from '../errors.js';
-import { REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
 import type { Plan, Trial } from '../plan/plan.js';
-import { pushGuestFiles } from '../prepare/prepare.js';
+import { captureEnv, pushGuestFiles } from '../prepare/prepare.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { connectHost } from '../ssh/connect.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { Inventory, InventoryHost } from '../targets/types.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { HostLog } from '../util/log.js';
-import { envCommand, shellQuote } from '../util/shell.js';
 import { Journal } from './journal.js';
 import { Progress, say } from './progress.js';
 import { runFiles } from './run-dir.js';
@@ -104,17 +102,11 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
         const conn = await connectHost(host, hostLog(host.name), Date.now() + 120_000);
         connections.set(host.name, conn);
         await pushGuestFiles(conn);
-        // env.sh writes files only; its folder comes back as tar in the same round trip.
-        const capture = envCommand({ LL_DATA_DISK: host.dataDisk }, [
-          'bash',
-          `${REMOTE_ROOT}/guest/env.sh`,
-          REMOTE_ENV,
-        ]);
         // A resumed run keeps the environment captured at its start and adds the current one.
         const envDir = existsSync(files.envDir(host.name))
           ? `${files.envDir(host.name)}.resumed-${Date.now()}`
           : files.envDir(host.name);
-        await conn.pullCommand(`${capture} >&2 && tar -cf - -C ${shellQuote(REMOTE_ENV)} .`, envDir);
+        await captureEnv(conn, host, envDir);
       }),
     );
     summary.setupSeconds = (Date.now() - started) / 1000;
