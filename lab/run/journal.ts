@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { appendLineSync } from '../util/files.js';
+import { type NdjsonWarn, appendLineSync, parseNdjson } from '../util/files.js';
+import { say } from './progress.js';
 
 export type TrialState = 'started' | 'done' | 'failed';
 
@@ -24,18 +25,13 @@ export class Journal {
     appendLineSync(this.path, JSON.stringify({ at: new Date().toISOString(), ...entry }));
   }
 
-  static read(path: string): JournalEntry[] {
+  /**
+   * Every entry so far. A torn last line (a crash or a full disk mid-append)
+   * is skipped with a warning; a bad line elsewhere throws naming file and line.
+   */
+  static read(path: string, warn: NdjsonWarn = say): JournalEntry[] {
     if (!existsSync(path)) return [];
-    return readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as JournalEntry];
-        } catch {
-          return []; // a torn last line after a crash
-        }
-      });
+    return parseNdjson<JournalEntry>(readFileSync(path, 'utf8'), path, warn);
   }
 
   /** The last state of every trial. */

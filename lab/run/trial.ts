@@ -8,9 +8,10 @@ import type { Trial } from '../plan/plan.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import type { SshConnection } from '../ssh/transport.js';
-import { writeFileAtomic } from '../util/files.js';
+import { type NdjsonWarn, parseNdjson, writeFileAtomic } from '../util/files.js';
 import { envCommand } from '../util/shell.js';
 import { checkManifest } from './manifest-check.js';
+import { say } from './progress.js';
 
 /** The labels every sample has; any other key is a scenario label (fio: job, direction). */
 export const CORE_LABELS = [
@@ -33,13 +34,14 @@ export function scenarioLabels(sample: Sample): [string, string | number][] {
   return Object.entries(sample).filter(([key]) => !CORE_SET.has(key));
 }
 
-/** Reads samples.ndjson (empty when it does not exist yet). */
-export function readSamples(path: string): Sample[] {
+/**
+ * Reads samples.ndjson (empty when it does not exist yet). A torn last line
+ * (a crash or a full disk mid-append) is skipped with a warning; a bad line
+ * elsewhere throws naming file and line.
+ */
+export function readSamples(path: string, warn: NdjsonWarn = say): Sample[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Sample);
+  return parseNdjson<Sample>(readFileSync(path, 'utf8'), path, warn);
 }
 
 /** Rewrites samples.ndjson as a whole, atomically. */

@@ -1,4 +1,14 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -32,14 +42,93 @@ export async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Append one line and fsync: the journal must survive a crash right after a trial. */
+/**
+ * Writes all of `buffer` at the end of `fd`: writeSync may write less than
+ * asked (a full disk, a signal), and a short write ignored is a torn line.
+ * A write that makes no progress throws the real error (ENOSPC included).
+ */
+function writeAllSync(fd: number, buffer: Buffer): void {
+  let written = 0;
+  while (written < buffer.length) {
+    const n = writeSync(fd, buffer, written, buffer.length - written);
+    if (n <= 0) {
+      const err: NodeJS.ErrnoException = new Error(`wrote ${written} of ${buffer.length} bytes: no progress`);
+      err.code = 'ENOSPC';
+      throw err;
+    }
+    written += n;
+  }
+}
+
+/**
+ * Where the last complete line of `fd` ends: bytes after it are a line torn
+ * by a crash or a full disk (every append ends with a newline).
+ */
+function completeLength(fd: number): number {
+  const size = fstatSync(fd).size;
+  const chunk = Buffer.alloc(4096);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/**
+ * Append one line and fsync: the journal must survive a crash right after a
+ * trial. A torn line left by an earlier crash is cut first, so the new line
+ * starts a line of its own instead of gluing onto half a record.
+ */
 export function appendLineSync(path: string, line: string): void {
-  const fd = openSync(path, 'a', 0o644);
+  const fd = openSync(path, 'a+', 0o644);
   try {
-    writeSync(fd, `${line}\n`);
+    const size = fstatSync(fd).size;
+    const complete = size > 0 ? completeLength(fd) : 0;
+    if (complete < size) ftruncateSync(fd, complete);
+    writeAllSync(fd, Buffer.from(`${line}\n`));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Why a line of an NDJSON file was skipped, for a warning. */
+export type NdjsonWarn = (message: string) => void;
+
+/**
+ * Parses NDJSON text read from `file`. A torn LAST line (no newline after it:
+ * a crash or a full disk mid-append) is skipped with a warning naming the
+ * file; any other bad line is an error "<file>:<line>: <why>".
+ */
+export function parseNdjson<T>(text: string, file: string, warn: NdjsonWarn): T[] {
+  const lines = text.split('\n');
+  const out: T[] = [];
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch (err) {
+      const torn = index === lines.length - 1; // no newline after it
+      const why = err instanceof Error ? err.message : String(err);
+      if (!torn) {
+        throw new NdjsonError(
+          `${file}:${index + 1}: not a JSON line (${why}); only a torn last line is skipped: fix or remove this one`,
+        );
+      }
+      warn(`${file}:${index + 1}: ignoring a torn last line (an interrupted write): ${why}`);
+    }
+  });
+  return out;
+}
+
+/** A bad line inside an NDJSON file, named by file and line. */
+export class NdjsonError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NdjsonError';
   }
 }
 
