@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { type Document, LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import { type Document, LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
 import type { ZodIssue, ZodType, ZodTypeDef } from 'zod';
 import { UserError } from '../errors.js';
 import { type LabDefinition, labSchema } from './schema.js';
@@ -61,6 +61,40 @@ function locate(doc: Document, lines: LineCounter, path: readonly PathPart[], ke
   return `:${pos.line}:${pos.col}`;
 }
 
+/**
+ * How many times aliases may be expanded while building the data: a lab file
+ * needs a handful; a "billion laughs" document needs millions.
+ */
+export const MAX_YAML_ALIASES = 100;
+
+/** An example file to point at when an input file is empty, by what it should be. */
+const EXAMPLES: Record<string, string> = { 'lab definition': 'labs/quick.yaml' };
+
+/**
+ * The document's data, with alias expansion bounded: an alias bomb is bad
+ * input naming the file and the first alias's line (exit 2), not a crash.
+ */
+function yamlData(doc: Document, lines: LineCounter, shown: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    let at = '';
+    visit(doc, {
+      Alias(_key, node) {
+        if (node.range) {
+          const pos = lines.linePos(node.range[0]);
+          at = `:${pos.line}:${pos.col}`;
+        }
+        return visit.BREAK;
+      },
+    });
+    const why = err instanceof Error ? err.message : String(err);
+    throw new UserError(
+      `${shown}${at}: malformed YAML: ${why} (aliases may expand at most ${MAX_YAML_ALIASES} times; write the values out)`,
+    );
+  }
+}
+
 /** Parses and validates lab-definition text; every problem names file, line, path and what was expected. */
 export interface LabOverrides {
   /** `--target`: where the hosts come from, instead of the file's target.kind. */
@@ -89,7 +123,13 @@ export function parseYamlWithSchema<T>(
     });
     throw new UserError(msgs.join('\n'));
   }
-  const data: unknown = doc.toJS();
+  const data = yamlData(doc, lines, shown);
+  if (data === null || data === undefined) {
+    const example = EXAMPLES[what];
+    throw new UserError(
+      `${shown}: the file is empty; expected ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}${example ? ` (see ${example})` : ''}`,
+    );
+  }
   adjust?.(data);
   const result = schema.safeParse(data);
   if (result.success) return result.data;
