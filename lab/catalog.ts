@@ -93,6 +93,15 @@ export type MountKind = keyof typeof MOUNT_KINDS;
 export const MOUNT_KIND_NAMES = Object.keys(MOUNT_KINDS) as [MountKind, ...MountKind[]];
 
 /**
+ * Pairs of mount kinds that are the same mechanism by construction: on every
+ * profile a named volume and a bind source are plain directories on the
+ * file system holding /var/lib/docker. Every run compares them anyway, as a
+ * free A/A check: a difference there is a warning about the lab, not a
+ * finding. A lab can name more pairs (`equivalent`).
+ */
+export const EQUIVALENT_MOUNTS: readonly (readonly [MountKind, MountKind])[] = [['volume', 'bind']];
+
+/**
  * The mount coordinate of a trial whose scenario sets up its own storage
  * (permissions, lifetime, backup and lifecycle compare mounts inside one trial).
  */

@@ -2,7 +2,7 @@ import { scenarioMounts } from '../plan/plan.js';
 import { type LoadedRun, recordedLab } from '../report/load-run.js';
 import type { Sample } from '../run/trial.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
-import { type ComparisonRow, compareAll } from './comparisons.js';
+import { type ComparisonRow, compareAll, controlFamily } from './comparisons.js';
 
 export interface ScenarioAnalysis {
   name: ScenarioName;
@@ -12,7 +12,8 @@ export interface ScenarioAnalysis {
 
 /**
  * The analysis of a run, done once: samples grouped by scenario and every
- * comparison with its bootstrap interval. Every report format renders this.
+ * comparison with its interval, verdicts controlled across the report's
+ * family. Every report format renders this.
  */
 export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
   const byScenario = new Map<ScenarioName, Sample[]>();
@@ -26,7 +27,7 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
   const hosts = lab.hosts.map((h) => h.name);
   // Scenarios in their catalog order, whatever order the trials ran in.
   const ordered = [...byScenario].sort(([a], [b]) => SCENARIO_NAMES.indexOf(a) - SCENARIO_NAMES.indexOf(b));
-  return ordered.map(([name, samples]) => ({
+  const tested = ordered.map(([name, samples]) => ({
     name,
     samples,
     comparisons: compareAll(
@@ -34,5 +35,11 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
       (SCENARIOS[name]?.metrics ?? []).filter((m) => m.compare),
       { hosts, mounts: scenarioMounts(name, lab) },
     ),
+  }));
+  // One family for the whole report: every comparison it shows counts.
+  const decided = controlFamily(tested.flatMap((t) => t.comparisons.map((row) => ({ ...row, scenario: t.name }))));
+  return tested.map((t) => ({
+    ...t,
+    comparisons: decided.filter((row) => row.scenario === t.name).map(({ scenario: _, ...row }) => row),
   }));
 }

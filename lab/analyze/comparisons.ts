@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type Sample, scenarioLabels } from '../run/trial.js';
 import type { MetricSpec } from '../scenarios/types.js';
-import { type MedianDistribution, medianDistribution } from './bootstrap.js';
-import { type Comparison, compareDistributions } from './compare.js';
+import { type Comparison, decideFamily, testPair } from './compare.js';
 
 /** The series a sample belongs to: its scenario labels joined (fio: "randread/read"). */
 export function seriesOf(sample: Sample): string {
@@ -69,20 +67,6 @@ export function compareAll(
   const scenario = samples[0]?.scenario ?? '';
   const series = [...new Set(samples.map(seriesOf))];
   const valuesOf = (c: Cell) => cells.get(cellKey(c))?.values ?? [];
-  // A cell's bootstrap distribution is computed once, seeded by the cell's
-  // name (order-independent), and reused by every comparison it is part of.
-  const distributions = new Map<string, MedianDistribution>();
-  const distributionOf = (c: Cell) => () => {
-    const key = cellKey(c);
-    let d = distributions.get(key);
-    if (!d) {
-      const seedName = [c.host, c.mount, c.series, c.metric].join('\0');
-      const seed = createHash('sha256').update(seedName).digest().readUInt32LE(0);
-      d = medianDistribution(valuesOf(c), 2000, seed);
-      distributions.set(key, d);
-    }
-    return d;
-  };
   const rows: ComparisonRow[] = [];
   const add = (
     axis: ComparisonRow['axis'],
@@ -96,8 +80,7 @@ export function compareAll(
     const va = valuesOf(cellA);
     const vb = valuesOf(cellB);
     if (!va.length && !vb.length) return;
-    const result = compareDistributions(va, vb, distributionOf(cellA), distributionOf(cellB), metric.better, a);
-    rows.push({ axis, within, a, b, series: cellA.series, metric, result });
+    rows.push({ axis, within, a, b, series: cellA.series, metric, result: testPair(va, vb) });
   };
   for (const ser of series) {
     for (const metric of metrics) {
@@ -111,4 +94,14 @@ export function compareAll(
     }
   }
   return rows;
+}
+
+/**
+ * Verdicts for every row of a report at once: one family, its false
+ * discovery rate controlled (Benjamini–Hochberg at ALPHA). Rows keep their
+ * order; each result carries its own p and the family's q.
+ */
+export function controlFamily<T extends ComparisonRow>(rows: readonly T[]): T[] {
+  const decided = decideFamily(rows.map((r) => ({ result: r.result, better: r.metric.better, nameA: r.a })));
+  return rows.map((r, i) => ({ ...r, result: decided[i] as Comparison }));
 }

@@ -30,15 +30,3 @@ export function describe(values: readonly number[]): CellStats {
     q3: quantile(sorted, 0.75),
   };
 }
-
-/** P(X >= k) for X ~ Binomial(n, p): how often chance alone gives k or more hits. */
-export function binomialTail(k: number, n: number, p: number): number {
-  if (k > n) return 0;
-  let below = 0;
-  let term = (1 - p) ** n; // P(X = 0)
-  for (let i = 0; i < k; i++) {
-    below += term;
-    term *= ((n - i) / (i + 1)) * (p / (1 - p));
-  }
-  return Math.max(0, 1 - below);
-}

@@ -1,4 +1,4 @@
-import { type Comparison, compare } from '../analyze/compare.js';
+import { type Comparison, decideFamily, testPair } from '../analyze/compare.js';
 import { groupCells, seriesOf } from '../analyze/comparisons.js';
 import { loadRun } from '../report/load-run.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
@@ -17,21 +17,36 @@ export interface RunDelta {
 
 /**
  * Compares a newer run with an older one, cell by cell (same host, mount,
- * series and metric), with the same interval logic as the report: a
- * regression is only claimed when the new run is worse and the interval of
- * the ratio new/old excludes 1.
+ * series and metric), with the same test as the report: a regression is
+ * only claimed when the new run is worse and the difference survives the
+ * false-discovery control over every cell compared (a nightly comparison of
+ * hundreds of cells would otherwise flag something nearly every night).
  */
 export function compareRuns(oldDir: string, newDir: string): RunDelta[] {
   const before = groupCells(loadRun(oldDir).samples);
   const after = groupCells(loadRun(newDir).samples);
-  const deltas: RunDelta[] = [];
+  const tested: (Omit<RunDelta, 'kind'> & { better: MetricSpec['better']; nameA: string })[] = [];
   for (const [key, now] of after) {
     const then = before.get(key);
     if (!then) continue;
     const scenario = SCENARIOS[now.sample.scenario as ScenarioName];
     const metric = scenario?.metrics.find((m) => m.name === now.sample.metric && m.compare);
     if (!metric) continue;
-    const result = compare(now.values, then.values, metric.better, { nameA: 'new' });
+    tested.push({
+      key,
+      host: now.sample.host,
+      mount: now.sample.mount,
+      scenario: now.sample.scenario,
+      series: seriesOf(now.sample),
+      metric,
+      result: testPair(now.values, then.values),
+      better: metric.better,
+      nameA: 'new',
+    });
+  }
+  const decided = decideFamily(tested);
+  return tested.map(({ better: _b, nameA: _n, ...delta }, i) => {
+    const result = decided[i] as Comparison;
     const kind =
       result.verdict === 'a-better'
         ? 'improvement'
@@ -40,18 +55,8 @@ export function compareRuns(oldDir: string, newDir: string): RunDelta[] {
           : result.verdict === 'no-difference'
             ? 'no-difference'
             : result.verdict;
-    deltas.push({
-      key,
-      host: now.sample.host,
-      mount: now.sample.mount,
-      scenario: now.sample.scenario,
-      series: seriesOf(now.sample),
-      metric,
-      result,
-      kind,
-    });
-  }
-  return deltas;
+    return { ...delta, result, kind };
+  });
 }
 
 export function formatDeltas(oldId: string, newId: string, deltas: readonly RunDelta[]): string {

@@ -1,12 +1,10 @@
 import { basename, join } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
+import { ALPHA, MIN_RUNS } from '../analyze/compare.js';
 import type { ComparisonRow } from '../analyze/comparisons.js';
 import { type LabDefinition, labSchema } from '../definition/schema.js';
 import { loadRun } from '../report/load-run.js';
 import { writeFileAtomic } from '../util/files.js';
-
-/** The nominal false-positive rate of a 95% interval. */
-const NOMINAL = 0.05;
 
 /**
  * The A/A lab: the lab's first host twice (hosts `a` and `b`, identical),
@@ -40,29 +38,61 @@ export function wilson(successes: number, n: number): { lo: number; hi: number }
 /** A comparison row and the scenario it belongs to. */
 export type ScenarioRow = ComparisonRow & { scenario: string };
 
-export interface AaVerdict {
-  compared: number;
+/**
+ * The comparisons that rest on one set of trials: host a vs host b for one
+ * scenario on one mount kind. Its metrics (every fio job's bandwidth and
+ * latency) come from the same trials and move together, so the family — not
+ * the single row — is the unit that is or is not a false positive.
+ */
+export interface TrialFamily {
+  scenario: string;
+  mount: string;
+  rows: ScenarioRow[];
   claimed: ScenarioRow[];
+}
+
+export interface AaVerdict {
+  /** Trial families with at least one comparison that could show a difference. */
+  compared: number;
+  /** Families in which the report claimed at least one difference. */
+  claimed: TrialFamily[];
+  /** Families whose every comparison had too few runs to show anything. */
   notEnough: number;
   rate: number;
   interval: { lo: number; hi: number };
-  /** The rate is above nominal with 95% confidence: the lab's noise is larger than its intervals admit. */
+  /** The rate is above the calibrated level with 95% confidence: the lab's noise is larger than its tests admit. */
   tooNoisy: boolean;
 }
 
-/** Host-vs-host comparisons of identical hosts: every claimed difference is a false positive. */
+const isClaim = (r: ComparisonRow) => r.result.verdict === 'a-better' || r.result.verdict === 'b-better';
+const isDecided = (r: ComparisonRow) => isClaim(r) || r.result.verdict === 'no-difference';
+
+/**
+ * Host-vs-host comparisons of identical hosts, counted per trial family:
+ * every family with a claimed difference is a false positive. With the
+ * report's verdicts controlled at ALPHA across the family of comparisons,
+ * a calibrated pipeline claims something in at most ALPHA of them.
+ */
 export function aaVerdict(rows: readonly ScenarioRow[]): AaVerdict {
-  const hostRows = rows.filter((r) => r.axis === 'profile');
-  const decided = hostRows.filter((r) => ['a-better', 'b-better', 'no-difference'].includes(r.result.verdict));
-  const claimed = decided.filter((r) => r.result.verdict !== 'no-difference');
+  const families = new Map<string, TrialFamily>();
+  for (const r of rows.filter((row) => row.axis === 'profile')) {
+    const key = `${r.scenario}\0${r.within}`;
+    const family = families.get(key) ?? { scenario: r.scenario, mount: r.within, rows: [], claimed: [] };
+    family.rows.push(r);
+    if (isClaim(r)) family.claimed.push(r);
+    families.set(key, family);
+  }
+  const all = [...families.values()];
+  const decided = all.filter((f) => f.rows.some(isDecided));
+  const claimed = decided.filter((f) => f.claimed.length > 0);
   const interval = wilson(claimed.length, decided.length);
   return {
     compared: decided.length,
     claimed,
-    notEnough: hostRows.length - decided.length,
+    notEnough: all.length - decided.length,
     rate: decided.length ? claimed.length / decided.length : 0,
     interval,
-    tooNoisy: decided.length > 0 && interval.lo > NOMINAL,
+    tooNoisy: decided.length > 0 && interval.lo > ALPHA,
   };
 }
 
@@ -73,25 +103,24 @@ export function formatAaVerdict(runId: string, v: AaVerdict): string {
     `# A/A self-check: ${runId}`,
     '',
     'Two identical hosts ran the same trials in the same randomized, interleaved order. Every',
-    'difference the verdict logic claims between them is a false positive.',
+    'difference the report claims between them is a false positive. Counted per trial family',
+    '(one scenario on one mount kind: its metrics come from the same trials and move together).',
     '',
-    `- host-vs-host comparisons with enough runs: ${v.compared}`,
-    `- claimed a difference: ${v.claimed.length} (${pct(v.rate)}, 95% CI ${pct(v.interval.lo)}–${pct(v.interval.hi)}); nominal: ${pct(NOMINAL)}`,
-    `- not enough runs: ${v.notEnough}`,
+    `- trial families with enough runs: ${v.compared}`,
+    `- with a claimed difference: ${v.claimed.length} (${pct(v.rate)}, 95% Wilson interval ${pct(v.interval.lo)}–${pct(v.interval.hi)}); calibrated level: at most ${pct(ALPHA)}`,
+    `- with too few runs to show anything (${MIN_RUNS} per side can): ${v.notEnough}`,
     '',
     v.tooNoisy
-      ? '**Higher than nominal**: this lab claims differences between identical hosts more often than its 95% intervals promise. Treat single verdicts from it with suspicion; add repetitions or reduce noise (trials: serial, a quieter machine).'
+      ? '**Higher than the calibrated level**: this lab claims differences between identical hosts more often than its tests allow. Treat single verdicts from it with suspicion; reduce noise (trials: serial, a quieter machine) or look for a difference between the hosts themselves.'
       : v.compared
-        ? 'Consistent with the nominal rate: the intervals are as honest as they claim on this lab.'
-        : 'No comparison had enough runs (at least 3 per side): raise repetitions.',
-    '',
-    'Metrics of one trial (bandwidth and IOPS of one fio job) move together, so the comparisons',
-    'are not independent; the interval above assumes they are and is narrower than the truth.',
+        ? 'Consistent with the calibrated level: the verdicts are as honest as they claim on this lab.'
+        : `No trial family had enough runs (${MIN_RUNS} per side): raise repetitions.`,
   ];
   if (v.claimed.length) {
     lines.push('', '| scenario | mount | series | metric | verdict |', '|---|---|---|---|---|');
-    for (const r of v.claimed) {
-      lines.push(`| ${r.scenario} | ${r.within} | ${r.series} | ${r.metric.name} | ${r.result.text} |`);
+    for (const f of v.claimed) {
+      for (const r of f.claimed)
+        lines.push(`| ${r.scenario} | ${r.within} | ${r.series} | ${r.metric.name} | ${r.result.text} |`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -105,6 +134,6 @@ export async function writeSelftest(runDir: string): Promise<AaVerdict & { path:
   const path = join(runDir, 'selftest.md');
   const runId = basename(runDir);
   await writeFileAtomic(path, formatAaVerdict(runId, verdict));
-  const summary = `A/A: ${verdict.claimed.length} of ${verdict.compared} comparisons of identical hosts claimed a difference (${pct(verdict.rate)}; nominal ${pct(NOMINAL)})`;
+  const summary = `A/A: ${verdict.claimed.length} of ${verdict.compared} trial families of identical hosts claimed a difference (${pct(verdict.rate)}; calibrated level at most ${pct(ALPHA)})`;
   return { ...verdict, path, summary };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOUNT_KINDS, MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import { MOUNT_KINDS, MOUNT_KIND_NAMES, type MountKind, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
 
 /**
@@ -120,6 +120,16 @@ export const labSchema = z
       .strict()
       .default({}),
     /**
+     * Pairs that are the same by construction — two mount kinds, or two
+     * hosts of one profile — checked in every report as A/A pairs beside the
+     * catalog's own (volume and bind): a difference there is a warning about
+     * the lab, not a finding.
+     */
+    equivalent: z
+      .array(z.tuple([z.string(), z.string()]))
+      .max(64)
+      .default([]),
+    /**
      * A fixed count, or a stop rule: at least `min` repetitions, then more
      * (interleaved as always) until every compared pair's interval is
      * narrower than `targetCiWidth`, or `max`, or the time budget is reached.
@@ -210,6 +220,18 @@ export const labSchema = z
         });
       }
     }
+    const hostNames = new Set(lab.hosts.map((h) => h.name));
+    lab.equivalent.forEach(([a, b], i) => {
+      const bothMounts = mountSet.has(a as MountKind) && mountSet.has(b as MountKind);
+      const bothHosts = hostNames.has(a) && hostNames.has(b);
+      if (a === b || !(bothMounts || bothHosts)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['equivalent', i],
+          message: `expected two different mount kinds of mounts (${lab.mounts.join(', ')}) or two different host names (${[...hostNames].join(', ')}); got ${a}, ${b}`,
+        });
+      }
+    });
     for (const scenarioName of SCENARIO_NAMES) {
       const narrowed = lab.scenarioMounts[scenarioName];
       if (!narrowed) continue;

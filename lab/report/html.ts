@@ -65,7 +65,7 @@ async function scenarioPlots(
   const rows = comparisons.filter((r) => r.result.ratio !== undefined && r.result.verdict !== 'not-enough-runs');
   if (rows.length) {
     parts.push(
-      `<figure><figcaption>Ratios of medians with 95% bootstrap intervals; red: the interval excludes 1</figcaption>${await renderSvg(forestSpec(rows))}</figure>`,
+      `<figure><figcaption>Typical ratios (Hodges–Lehmann) with 95% distribution-free intervals; red: a difference the report claims</figcaption>${await renderSvg(forestSpec(rows))}</figure>`,
     );
   } else {
     parts.push('<p>No forest plot: no comparison has enough runs (3 per side).</p>');

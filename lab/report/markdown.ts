@@ -1,5 +1,5 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
-import { MIN_RUNS } from '../analyze/compare.js';
+import { ALPHA, MIN_RUNS } from '../analyze/compare.js';
 import type { ComparisonRow } from '../analyze/comparisons.js';
 import { describe } from '../analyze/stats.js';
 import type { LabDefinition } from '../definition/schema.js';
@@ -9,7 +9,7 @@ import type { StopReason } from '../run/stop-rule.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { formatBytes } from '../util/size.js';
 import { formatDuration } from '../util/time.js';
-import { answerClaims, claimsSection } from './claims.js';
+import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
 import { fmt, groupBy, md } from './format.js';
 import type { LoadedRun } from './load-run.js';
 import { scenarioSection } from './sections.js';
@@ -18,12 +18,13 @@ function comparisonSection(rows: readonly ComparisonRow[]): string[] {
   if (!rows.length) return [];
   const count = (v: string) => rows.filter((r) => r.result.verdict === v).length;
   const differences = count('a-better') + count('b-better');
+  const family = rows.find((r) => r.result.family !== undefined)?.result.family ?? 0;
   const out = [
     '### Comparisons',
     '',
-    `Ratio of medians A/B with a 95% bootstrap interval (2,000 resamples). A difference is claimed only when the interval excludes 1; nothing is claimed below n = ${MIN_RUNS} per side. Mount kinds are compared on the same host, hosts (profiles) on the same mount kind.`,
+    `Typical ratio A/B (Hodges–Lehmann, on the log scale) with its 95% distribution-free interval, and the exact rank-sum test's p. A difference is claimed only when q — p adjusted over the report's ${family} testable comparisons (Benjamini–Hochberg) — is at most ${ALPHA}: on average at most 1 in 20 claimed differences is a fluke. Fewer than ${MIN_RUNS} runs per side cannot show a difference at 95% and are not tested. Mount kinds are compared on the same host, hosts (profiles) on the same mount kind.`,
     '',
-    `${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs${count('undefined') ? `, ${count('undefined')} undefined` : ''}. At 95% per comparison, about ${Math.round(rows.length * 0.05)} of ${rows.length} would claim a difference by chance alone: trust a difference that repeats across jobs and runs, not a single row.`,
+    `${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with too few runs to show one${count('undefined') ? `, ${count('undefined')} undefined` : ''}.`,
     '',
     '| within | series | metric | A vs B | n | verdict | detectable at this n |',
     '|---|---|---|---|---|---|---:|',
@@ -74,6 +75,10 @@ function envSection(run: LoadedRun): string[] {
   ];
   out.push('|---|---|---|---|---|---|---:|---:|---|');
   for (const [host, env] of run.env) {
+    if (env.unreadable) {
+      out.push(`| ${host} | unreadable: ${env.unreadable} | | | | | | | |`);
+      continue;
+    }
     const root = [env.docker_root_fstype, env.docker_root_source].filter(Boolean).join(' ');
     const driver = [env.storage_driver, env.backing_fs ? `on ${env.backing_fs}` : ''].filter(Boolean).join(' ');
     out.push(
@@ -132,6 +137,7 @@ export function renderMarkdown(run: LoadedRun, analysis: readonly ScenarioAnalys
     '',
   ];
   out.push(...claimsSection(answerClaims(run, analysis)));
+  out.push(...calibrationSection(calibrationRows(run, analysis)));
   for (const { name, samples, comparisons } of analysis) {
     out.push(`## ${SCENARIOS[name]?.summary ?? name}`, '');
     out.push(...scenarioSection(name, run, samples));

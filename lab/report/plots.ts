@@ -96,7 +96,7 @@ function facetByJob(values: { series: string }[], inner: Record<string, unknown>
 /** Ratios A/B with their 95% intervals; the rule at 1 is "no difference". */
 export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
   const values = rows
-    .filter((r) => r.result.ratio !== undefined && Number.isFinite(r.result.lo) && Number.isFinite(r.result.hi))
+    .filter((r) => r.result.ratio !== undefined && (r.result.lo ?? 0) > 0 && Number.isFinite(r.result.hi))
     .map((r) => ({
       label: `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'mount' ? ` on ${r.within}` : ` (${r.within})`}`,
       ratio: r.result.ratio,
@@ -120,7 +120,7 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
             field: 'lo',
             type: 'quantitative',
             scale: { type: 'log' },
-            title: 'ratio of medians A/B (95% CI, log scale)',
+            title: 'typical ratio A/B (95% CI, log scale)',
           },
           x2: { field: 'hi' },
           color: {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
-import { answerClaims } from '../../lab/report/claims.ts';
+import { answerClaims, calibrationRows, calibrationSection } from '../../lab/report/claims.ts';
 import type { LoadedRun } from '../../lab/report/load-run.ts';
 import type { Sample } from '../../lab/run/trial.ts';
 
@@ -86,12 +86,27 @@ describe('seed claims', () => {
     assert.equal(answer(lifecycle(10, 1), '004')?.answer, 'not shown', 'no gap: not shown');
   });
 
-  it('004 is not shown with fewer than 3 runs per side, and absent without a devicemapper host', () => {
-    const few = lifecycle(40, 5).filter((s) => s.rep <= 2);
+  it("004 judges size too: the seed's 5.2× (run) and 10.9× (rm) against our intervals", () => {
+    const smaller = answer(lifecycle(40, 5), '004');
+    assert.equal(smaller?.size, 'contradicted', smaller?.evidence.join('\n'));
+    assert.ok(
+      smaller?.evidence.some((e) =>
+        /size contradicted: the seed's 5\.17× lies above our 3\.\d\d×–4\.\d\d× \(estimate 4\.00×\)/.test(e),
+      ),
+      smaller?.evidence.join('\n'),
+    );
+    const asSeed = answer(lifecycle(51.7, 10.9), '004');
+    assert.equal(asSeed?.answer, 'confirmed');
+    assert.equal(asSeed?.size, 'as the seed', asSeed?.evidence.join('\n'));
+  });
+
+  it('004 is not shown with 3 runs per side (they cannot show a difference), and absent without a devicemapper host', () => {
+    const few = lifecycle(40, 5).filter((s) => s.rep <= 3);
     const a = answer(few, '004');
     assert.equal(a?.answer, 'not shown');
+    assert.equal(a?.size, 'not shown');
     assert.ok(
-      a?.evidence.some((e) => /fewer than 3 runs/.test(e)),
+      a?.evidence.some((e) => /too few runs to show a difference at 95% \(4 per side can\)/.test(e)),
       'says why',
     );
     assert.equal(
@@ -131,25 +146,38 @@ describe('seed claims', () => {
     assert.equal(answer(importOn(10, 10), '000')?.answer, 'not shown');
   });
 
-  it('003 (fio): no gap is confirmed; a gap on every job contradicts it', () => {
-    const fio = (volumeFactor: number) => {
+  it('003 (fio): no gap within ±10% is confirmed; a gap beyond it contradicts; too wide intervals are not shown', () => {
+    const fio = (volumeFactor: number, jobs = ['seqread', 'randread', 'seqwrite', 'randwrite']) => {
       const out: Sample[] = [];
       for (const job of ['seqread', 'randread', 'seqwrite', 'randwrite'])
         for (const mount of ['layer', 'volume', 'bind'])
-          reps(1000 * (mount === 'volume' ? volumeFactor : 1)).forEach((v, i) =>
+          reps(1000 * (mount === 'volume' && jobs.includes(job) ? volumeFactor : 1)).forEach((v, i) =>
             out.push(sample('xfs', 'fio', mount, i + 1, 'bw', v, { job, direction: 'read' })),
           );
       return out;
     };
-    assert.equal(answer(fio(1), '003')?.answer, 'confirmed');
-    assert.equal(answer(fio(2), '003')?.answer, 'contradicted');
-    // One job with a gap: 2 of 12 comparisons differ, which chance alone gives in 12% of runs.
-    const oneJob = fio(1).map((s) => (s.job === 'randread' && s.mount === 'volume' ? { ...s, value: s.value * 2 } : s));
-    const a = answer(oneJob, '003');
-    assert.equal(a?.answer, 'confirmed', a?.evidence.join('\n'));
+    const same = answer(fio(1), '003');
+    assert.equal(same?.answer, 'confirmed', same?.evidence.join('\n'));
     assert.match(
-      a?.evidence[0] ?? '',
-      /2 with a consistent difference.*chance alone gives 2 or more of 12 in 12% of runs/,
+      same?.evidence[0] ?? '',
+      /12 bandwidth comparisons .*: 12 within ±10% \(90% interval\), 0 with a difference beyond it/,
+    );
+    assert.equal(answer(fio(2), '003')?.answer, 'contradicted');
+    // One job 2× apart: a real gap, however many other jobs agree.
+    const oneJob = answer(fio(2, ['randread']), '003');
+    assert.equal(oneJob?.answer, 'contradicted', oneJob?.evidence.join('\n'));
+    assert.equal(oneJob?.evidence.length, 3, 'the summary and the two rows beyond the margin');
+    // A 3% gap is no gap larger than 10%.
+    assert.equal(answer(fio(1.03), '003')?.answer, 'confirmed');
+    // Three runs bound nothing: not shown, and says so.
+    const three = answer(
+      fio(1).filter((s) => s.rep <= 3),
+      '003',
+    );
+    assert.equal(three?.answer, 'not shown');
+    assert.match(
+      three?.evidence.at(-1) ?? '',
+      /intervals are unbounded: this run cannot rule out any gap \(4 per side bound them\)/,
     );
     // On devicemapper the layer and the volumes are on different disks: not this claim's question.
     const dmOnly = fio(2).map((s) => ({ ...s, host: 'dm', profile: 'devicemapper-lvm' }));
@@ -171,5 +199,40 @@ describe('seed claims', () => {
       '2 of 3 cases as in seed 003 on every host and repetition',
       'host-user-dir: wrote in 1 of 1 trials; seed 003: denied',
     ]);
+  });
+});
+
+describe('calibration check (A/A pairs inside every run)', () => {
+  const fio = (volumeFactor: number, n = 5) => {
+    const out: Sample[] = [];
+    for (const mount of ['layer', 'volume', 'bind'])
+      reps(1000 * (mount === 'volume' ? volumeFactor : 1))
+        .slice(0, n)
+        .forEach((v, i) =>
+          out.push(sample('xfs', 'fio', mount, i + 1, 'bw', v, { job: 'seqread', direction: 'read' })),
+        );
+    return out;
+  };
+  const section = (samples: Sample[]) => {
+    const r = run(samples);
+    return calibrationSection(calibrationRows(r, analyzeRun(r))).join('\n');
+  };
+
+  it('volume vs bind agreeing is a calibrated run; a difference there is a warning, not a finding', () => {
+    assert.match(section(fio(1)), /None of 1 shows a difference: consistent with a calibrated run/);
+    const warned = section(fio(1.5));
+    assert.match(warned, /\*\*Warning: 1 of 1 show a difference\.\*\*/);
+    assert.match(warned, /- bw of seqread\/read: volume vs bind on host xfs — volume is 50% higher/);
+    assert.match(section(fio(1, 3)), /None had enough runs to show anything \(4 per side can\)/);
+  });
+
+  it("the lab's own equivalent pairs are checked too", () => {
+    const r = run(fio(1));
+    (r.manifest.lab as { equivalent?: [string, string][] }).equivalent = [['layer', 'bind']];
+    const rows = calibrationRows(r, analyzeRun(r));
+    assert.deepEqual(
+      rows.map((x) => `${x.a}/${x.b}`),
+      ['layer/bind', 'volume/bind'],
+    );
   });
 });

@@ -169,6 +169,18 @@ describe('lab definition', () => {
     assert.match(errorOf(`${two}scenarioMounts: { fio: [bind, bind] }\n`), /scenarioMounts\.fio: duplicate mount kind/);
   });
 
+  it('equivalent names A/A pairs of mount kinds or hosts the lab has', () => {
+    assert.deepEqual(parseLabDefinition(`${good}equivalent: [[layer, bind]]\n`, 'labs/x.yaml').equivalent, [
+      ['layer', 'bind'],
+    ]);
+    assert.deepEqual(parseLabDefinition(good, 'labs/x.yaml').equivalent, []);
+    assert.match(
+      errorOf(`${good}equivalent: [[volume, hostshare]]\n`),
+      /equivalent\[0\]: expected two different mount kinds of mounts \(layer, volume, bind\) or two different host names/,
+    );
+    assert.match(errorOf(`${good}equivalent: [[bind, bind]]\n`), /equivalent\[0\]/);
+  });
+
   it('a profile its target cannot host is refused, also after --target', () => {
     const flatcar = good.replace('profile: devicemapper-lvm', 'profile: flatcar');
     assert.match(

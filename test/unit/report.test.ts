@@ -21,28 +21,28 @@ describe('report.md', () => {
     assert.match(md, /### xfs \(overlay2-xfs\)/);
     assert.match(
       md,
-      /\| randread \| layer \| 102000 \(101000–103000\) \| 25500 \(25250–25750\) \| 9804 \(9709–9901\) \| 3 \|/,
+      /\| randread \| layer \| 103000 \(101000–105000\) \| 25750 \(25250–26250\) \| 9709 \(9524–9901\) \| 5 \|/,
     );
   });
 
   it('compares profiles and mounts with intervals and honest verdicts', () => {
     assert.match(
       md,
-      /\| mount layer \| randread\/read \| bw \(higher is better\) \| xfs vs dm \| 3\/3 \| xfs is 4\d% higher — better/,
+      /\| mount layer \| randread\/read \| bw \(higher is better\) \| xfs vs dm \| 5\/5 \| xfs is 4\d% higher — better \(ratio 1\.43, CI 1\.39–1\.47, p 0\.008, q 0\.02\)/,
     );
     assert.match(
       md,
-      /\| host xfs \| randread\/read \| bw \(higher is better\) \| layer vs volume \| 3\/3 \| no consistent difference/,
+      /\| host xfs \| randread\/read \| bw \(higher is better\) \| layer vs volume \| 5\/5 \| no consistent difference/,
     );
     assert.match(
       md,
-      /\| mount layer \| randread\/read \| clat_p99 \(lower is better\) \| xfs vs dm \| 3\/3 \| xfs is 3\d% lower — better/,
+      /\| mount layer \| randread\/read \| clat_p99 \(lower is better\) \| xfs vs dm \| 5\/5 \| xfs is 3\d% lower — better/,
     );
   });
 
   it('summarizes load and steal per host and flags busy trials', () => {
-    assert.match(md, /\| xfs \| 6 \| 0\.50 \(3\.00\) \| 0\.00 \(0\.00\) \| r1-xfs-fio-layer, r1-xfs-fio-volume \|/);
-    assert.match(md, /\| dm \| 6 \| 0\.50 \(0\.50\) \| 3\.00 \(0\.50\) \| none \|/);
+    assert.match(md, /\| xfs \| 10 \| 0\.50 \(3\.00\) \| 0\.00 \(0\.00\) \| r1-xfs-fio-layer, r1-xfs-fio-volume \|/);
+    assert.match(md, /\| dm \| 10 \| 0\.50 \(0\.50\) \| 5\.00 \(0\.50\) \| none \|/);
   });
 
   it('lists failed trials and the hosts', () => {
@@ -90,7 +90,7 @@ describe('report.html', () => {
     const html = await renderHtml(run, analysis, renderMarkdown(run, analysis));
     assert.equal((html.match(/<svg /g) ?? []).length, 3, 'bw dots, p99 dots, forest plot');
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/, 'no scripts, nothing fetched');
-    assert.match(html, /<td>randread<\/td><td>layer<\/td><td>102000 \(101000–103000\)<\/td>/);
+    assert.match(html, /<td>randread<\/td><td>layer<\/td><td>103000 \(101000–105000\)<\/td>/);
     writeFileSync(join(dir, 'report.html'), html);
   });
 
@@ -196,7 +196,7 @@ describe('history', () => {
       const runs = history.runs();
       assert.equal(runs.length, 1);
       assert.equal(runs[0]?.run_id, 'r-demo');
-      assert.equal(runs[0]?.samples, 2 * 2 * 3 * 3);
+      assert.equal(runs[0]?.samples, 2 * 2 * 5 * 3);
       assert.deepEqual(history.runs('other-lab'), []);
     } finally {
       history.close();

@@ -7,7 +7,7 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
   const lab = {
     name: 'demo',
     seed: 1,
-    repetitions: 3,
+    repetitions: 5,
     hosts: [
       { name: 'xfs', profile: 'overlay2-xfs' },
       { name: 'dm', profile: 'devicemapper-lvm' },
@@ -29,7 +29,7 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
   const journal: string[] = [];
   for (const host of lab.hosts) {
     for (const mount of lab.mounts) {
-      for (let rep = 1; rep <= 3; rep++) {
+      for (let rep = 1; rep <= lab.repetitions; rep++) {
         const trial = `r${rep}-${host.name}-fio-${mount}`;
         trials.push({ id: trial, host: host.name });
         mkdirSync(join(dir, 'trials', trial), { recursive: true });

@@ -11,11 +11,11 @@ const quick = parseLabDefinition(
   'labs/quick.yaml',
 );
 
-function row(axis: 'mount' | 'profile', verdict: Comparison['verdict'], metric = 'bw') {
+function row(axis: 'mount' | 'profile', verdict: Comparison['verdict'], within = 'volume', metric = 'bw') {
   return {
     scenario: 'fio',
     axis,
-    within: 'volume',
+    within,
     a: 'a',
     b: 'b',
     series: 'seqread/read',
@@ -51,22 +51,33 @@ describe('A/A self-check', () => {
     assert.equal(wilson(0, 50).lo, 0);
   });
 
-  it('counts only host-vs-host comparisons with enough runs, and flags a rate above nominal', () => {
+  it('counts host-vs-host trial families (one scenario on one mount), and flags a rate above the calibrated level', () => {
+    // 20 families (fio on 20 mount kinds, made up): one claims on one of its two metrics.
     const rows = [
-      ...Array.from({ length: 19 }, () => row('profile', 'no-difference')),
-      row('profile', 'a-better'),
-      row('profile', 'not-enough-runs'),
-      row('mount', 'b-better'),
+      ...Array.from({ length: 19 }, (_, i) => [
+        row('profile', 'no-difference', `m${i}`),
+        row('profile', 'no-difference', `m${i}`, 'clat_p99'),
+      ]).flat(),
+      row('profile', 'a-better', 'm19'),
+      row('profile', 'no-difference', 'm19', 'clat_p99'),
+      row('profile', 'not-enough-runs', 'few'),
+      row('mount', 'b-better', 'xfs'),
     ];
     const v = aaVerdict(rows);
     assert.deepEqual([v.compared, v.claimed.length, v.notEnough, v.rate, v.tooNoisy], [20, 1, 1, 0.05, false]);
-    assert.match(formatAaVerdict('r1', v), /claimed a difference: 1 \(5\.0%, 95% CI 0\.9%–23\.6%\); nominal: 5\.0%/);
-    assert.match(formatAaVerdict('r1', v), /\| fio \| volume \| seqread\/read \| bw \| a-better \|/);
+    assert.match(
+      formatAaVerdict('r1', v),
+      /with a claimed difference: 1 \(5\.0%, 95% Wilson interval 0\.9%–23\.6%\); calibrated level: at most 5\.0%/,
+    );
+    assert.match(formatAaVerdict('r1', v), /\| fio \| m19 \| seqread\/read \| bw \| a-better \|/);
+    // Two claims in one family are one false positive, not two.
+    const twice = aaVerdict([row('profile', 'a-better', 'x'), row('profile', 'b-better', 'x', 'clat_p99')]);
+    assert.deepEqual([twice.compared, twice.claimed.length], [1, 1]);
     const noisy = aaVerdict([
-      ...Array.from({ length: 30 }, () => row('profile', 'no-difference')),
-      ...Array.from({ length: 10 }, () => row('profile', 'b-better')),
+      ...Array.from({ length: 30 }, (_, i) => row('profile', 'no-difference', `n${i}`)),
+      ...Array.from({ length: 10 }, (_, i) => row('profile', 'b-better', `c${i}`)),
     ]);
     assert.equal(noisy.tooNoisy, true);
-    assert.match(formatAaVerdict('r2', noisy), /\*\*Higher than nominal\*\*/);
+    assert.match(formatAaVerdict('r2', noisy), /\*\*Higher than the calibrated level\*\*/);
   });
 });
