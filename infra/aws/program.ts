@@ -3,7 +3,7 @@ import * as pulumi from '@pulumi/pulumi';
 import * as tls from '@pulumi/tls';
 import { PROFILES } from '../../lab/catalog.js';
 import type { HostDefinition, LabDefinition } from '../../lab/definition/schema.js';
-import type { StackInventory } from '../../lab/targets/types.js';
+import type { AwsStackHost, AwsStackInventory } from '../../lab/targets/aws/stack-inventory.js';
 import { type LabTagInfo, labTags } from '../tags.js';
 import { AMI_SOURCES, lookupAmi } from './ami.js';
 import { labNetwork } from './network.js';
@@ -18,7 +18,8 @@ export interface AwsLabArgs {
 }
 
 export interface AwsLab {
-  inventory: pulumi.Output<StackInventory>;
+  /** Hosts with their instance ids; the controller pins host keys from their consoles. */
+  inventory: pulumi.Output<AwsStackInventory>;
   /** The operator's private key (OpenSSH), a Pulumi secret. */
   sshPrivateKey: pulumi.Output<string>;
 }
@@ -41,25 +42,27 @@ function hostResources(
   const profile = PROFILES[host.profile];
   const prefix = `${args.lab.name}-${host.name}`;
   const tags = (name: string) => labTags(args.tags, name);
-  const hostKey = new tls.PrivateKey(`${prefix}-host-key`, { algorithm: 'ED25519' });
-  const keys = pulumi
-    .all([hostKey.privateKeyOpenssh, hostKey.publicKeyOpenssh])
-    .apply(([privateOpenssh, publicOpenssh]) => ({ privateOpenssh, publicOpenssh }));
+  // No host key here: the host makes its own and the controller reads it from the console (user-data.ts).
   const userData =
     profile.image === 'flatcar'
-      ? pulumi.all([keys, operatorKey.publicKeyOpenssh]).apply(([k, pub]) => flatcarIgnition(k, pub))
-      : keys.apply(debianCloudConfig);
+      ? operatorKey.publicKeyOpenssh.apply((pub) => flatcarIgnition(pub))
+      : pulumi.output(debianCloudConfig());
   const instance = new aws.ec2.Instance(`${prefix}`, {
     ami: lookupAmi(profile.image),
     instanceType: settings.instanceType,
     subnetId: net.subnetId,
     vpcSecurityGroupIds: [net.securityGroupId],
     keyName: keyPair.keyName,
-    // Carries a host private key: kept as a secret in the stack's state.
-    userData: pulumi.secret(userData),
+    userData,
     userDataReplaceOnChange: true,
     associatePublicIpAddress: true,
-    rootBlockDevice: { volumeSize: settings.rootGiB, volumeType: 'gp3', tags: tags(`${prefix}-root`) },
+    // Encrypted explicitly (the account's default EBS key), whatever the account's default says.
+    rootBlockDevice: {
+      volumeSize: settings.rootGiB,
+      volumeType: 'gp3',
+      encrypted: true,
+      tags: tags(`${prefix}-root`),
+    },
     instanceMarketOptions: settings.spot
       ? { marketType: 'spot', spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' } }
       : undefined,
@@ -70,6 +73,7 @@ function hostResources(
     availabilityZone: instance.availabilityZone,
     size: host.diskGiB,
     type: settings.volumeType,
+    encrypted: true,
     iops: settings.iops,
     throughput: settings.throughput,
     tags: { ...tags(`${prefix}-data`), 'layerlab:host': host.name },
@@ -81,15 +85,14 @@ function hostResources(
     // Stop the instance before detaching: a clean unmount of docker's disk.
     stopInstanceBeforeDetaching: true,
   });
-  return pulumi
-    .all([instance.publicIp, hostKey.publicKeyOpenssh, volume.id])
-    .apply(([address, hostPublic, volumeId]) => ({
+  return pulumi.all([instance.publicIp, instance.id, volume.id]).apply(
+    ([address, instanceId, volumeId]): AwsStackHost => ({
       name: host.name,
       profile: host.profile,
       address,
       port: 22,
       user: AMI_SOURCES[profile.image].user,
-      hostKey: hostPublic.trim(),
+      instanceId,
       dataDisk: nvmeDevicePath(volumeId),
       labels: {
         target: 'aws',
@@ -98,7 +101,8 @@ function hostResources(
         volumeType: settings.volumeType,
         market: settings.spot ? 'spot' : 'on-demand',
       },
-    }));
+    }),
+  );
 }
 
 /**
@@ -118,7 +122,7 @@ export function awsLab(args: AwsLabArgs): AwsLab {
   });
   const hosts = args.lab.hosts.map((h) => hostResources(args, h, net, keyPair, operatorKey));
   const inventory = pulumi.all(hosts).apply(
-    (list): StackInventory => ({
+    (list): AwsStackInventory => ({
       target: 'aws',
       lab: args.lab.name,
       runId: args.tags.runId,

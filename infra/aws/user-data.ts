@@ -2,12 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PACKAGE_ROOT } from '../../lab/paths.js';
+import { HOST_KEY_BEGIN, HOST_KEY_END } from '../../lab/targets/aws/console-host-key.js';
 
-/** The host key the program generated; the inventory pins its public half. */
-export interface HostKeyPair {
-  privateOpenssh: string;
-  publicOpenssh: string;
-}
+/*
+ * No SSH host key travels in user data: user data is readable through the
+ * instance metadata service by any process on the host and through the EC2
+ * API by anyone with ec2:DescribeInstanceAttribute. Each host generates its
+ * own ed25519 key at first boot and prints the public half to its serial
+ * console between HOST_KEY_BEGIN/END; the controller reads it there with
+ * GetConsoleOutput and pins it before its first SSH connection
+ * (lab/targets/aws/console-host-key.ts).
+ */
 
 /**
  * The packages of the local guest image (one list for every Debian host):
@@ -21,19 +26,18 @@ export function guestPackages(): string[] {
 }
 
 /**
- * cloud-init for Debian 12: our host key instead of generated ones, root
- * login with the lab's key (the guest scripts run as root, as on the local
- * target), the guest packages, and docker stopped until a profile sets it up.
+ * cloud-init for Debian 12: image keys deleted and one ed25519 host key
+ * generated on the host, printed to the console (cloud-init's keys_to_console,
+ * which writes HOST_KEY_BEGIN/END); root login with the lab's key (the guest
+ * scripts run as root, as on the local target), the guest packages, and docker
+ * stopped until a profile sets it up.
  */
-export function debianCloudConfig(hostKey: HostKeyPair): string {
+export function debianCloudConfig(): string {
   const config = {
     disable_root: false,
     ssh_deletekeys: true,
-    ssh_genkeytypes: [],
-    ssh_keys: {
-      ed25519_private: `${hostKey.privateOpenssh.trim()}\n`,
-      ed25519_public: hostKey.publicOpenssh.trim(),
-    },
+    ssh_genkeytypes: ['ed25519'],
+    ssh: { emit_keys_to_console: true },
     package_update: true,
     packages: guestPackages(),
     runcmd: [['systemctl', 'disable', '--now', 'docker.service', 'docker.socket']],
@@ -47,32 +51,67 @@ function dataUrl(text: string): string {
   return `data:text/plain;base64,${Buffer.from(text).toString('base64')}`;
 }
 
+/** Where the Flatcar host keeps the script that prints its host key. */
+export const FLATCAR_HOST_KEY_SCRIPT = '/opt/layerlab/host-key-to-console';
+
+/**
+ * Flatcar has no cloud-init to print keys: this script makes the host keys
+ * sshd would make (ssh-keygen -A only creates missing ones) and prints the
+ * ed25519 public key between the same markers cloud-init uses.
+ */
+function flatcarHostKeyScript(): string {
+  return [
+    '#!/bin/bash',
+    'set -euo pipefail',
+    'ssh-keygen -A >/dev/null',
+    '{',
+    `  echo '${HOST_KEY_BEGIN}'`,
+    '  cat /etc/ssh/ssh_host_ed25519_key.pub',
+    `  echo '${HOST_KEY_END}'`,
+    '} >/dev/console',
+    '',
+  ].join('\n');
+}
+
+const FLATCAR_HOST_KEY_UNIT = [
+  '[Unit]',
+  'Description=layerlab: print the SSH host key to the serial console for the controller to pin',
+  // After Flatcar's own key generation, so that the two never race.
+  'After=sshd-keygen.service',
+  '[Service]',
+  'Type=oneshot',
+  'RemainAfterExit=yes',
+  `ExecStart=${FLATCAR_HOST_KEY_SCRIPT}`,
+  '[Install]',
+  'WantedBy=multi-user.target',
+  '',
+].join('\n');
+
 /**
  * Ignition (spec 3.3.0) for Flatcar: the `core` user gets the lab's key
- * (guest scripts run through sudo), sshd gets our host key, docker waits
- * for the profile.
+ * (guest scripts run through sudo), a unit prints the host's own key to the
+ * console, docker waits for the profile.
  */
-export function flatcarIgnition(hostKey: HostKeyPair, authorizedKey: string): string {
+export function flatcarIgnition(authorizedKey: string): string {
   const config = {
     ignition: { version: IGNITION_VERSION },
     passwd: { users: [{ name: 'core', sshAuthorizedKeys: [authorizedKey.trim()] }] },
     storage: {
       files: [
         {
-          path: '/etc/ssh/ssh_host_ed25519_key',
-          mode: 0o600,
+          path: FLATCAR_HOST_KEY_SCRIPT,
+          mode: 0o755,
           overwrite: true,
-          contents: { source: dataUrl(`${hostKey.privateOpenssh.trim()}\n`) },
-        },
-        {
-          path: '/etc/ssh/ssh_host_ed25519_key.pub',
-          mode: 0o644,
-          overwrite: true,
-          contents: { source: dataUrl(`${hostKey.publicOpenssh.trim()}\n`) },
+          contents: { source: dataUrl(flatcarHostKeyScript()) },
         },
       ],
     },
-    systemd: { units: [{ name: 'docker.service', enabled: false }] },
+    systemd: {
+      units: [
+        { name: 'docker.service', enabled: false },
+        { name: 'layerlab-host-key.service', enabled: true, contents: FLATCAR_HOST_KEY_UNIT },
+      ],
+    },
   };
   return JSON.stringify(config);
 }

@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { PROFILES, PROFILE_NAMES, type ProfileName } from '../../lab/catalog.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
-import type { StackInventory } from '../../lab/targets/types.ts';
+import type { AwsStackInventory } from '../../lab/targets/aws/stack-inventory.ts';
 
 interface Recorded {
   type: string;
@@ -133,7 +133,11 @@ const ignitionSchema = z
         ),
       })
       .strict(),
-    systemd: z.object({ units: z.array(z.object({ name: z.string(), enabled: z.boolean() }).strict()) }).strict(),
+    systemd: z
+      .object({
+        units: z.array(z.object({ name: z.string(), enabled: z.boolean(), contents: z.string().optional() }).strict()),
+      })
+      .strict(),
   })
   .strict();
 
@@ -171,7 +175,7 @@ describe('infra/aws under Pulumi mocks', () => {
     assert.throws(() => awsLab({ ...args, sshCidrs: ['0.0.0.0/0'] }), /whole internet.*allowOpenSsh/);
     assert.throws(() => awsLab({ ...args, sshCidrs: ['::/0'] }), /whole internet/);
     assert.throws(() => awsLab({ ...args, sshCidrs: [] }), /sshCidrs is empty/);
-    assert.throws(() => awsLab({ ...args, sshCidrs: ['10.0.0.300/32'] }), /not an IPv4 CIDR/);
+    assert.throws(() => awsLab({ ...args, sshCidrs: ['10.0.0.300/32'] }), /"10\.0\.0\.300\/32" is not a CIDR/);
     assert.throws(() => awsLab({ ...args, sshCidrs: ['my-laptop'] }), /not a CIDR/);
     assert.equal(resources.length, before, 'nothing is declared before the check');
   });
@@ -239,17 +243,15 @@ describe('infra/aws under Pulumi mocks', () => {
     );
   });
 
-  it('user-data per profile: cloud-init YAML with our host key, or Ignition JSON of the declared spec', async () => {
+  it('user-data per profile: cloud-init YAML that makes its own host key, or Ignition JSON of the declared spec', async () => {
     const all = await declare('userdata', ['overlay2-ext4', 'flatcar']);
     const [debian, flatcar] = all.mine.filter((r) => r.type === 'aws:ec2/instance:Instance');
-    const [debianHost, flatcarHost] = all.inventory.hosts;
     const cloudText = String(debian?.inputs.userData);
     assert.ok(cloudText.startsWith('#cloud-config\n'), "cloudText.startsWith('#cloud-config\\n')");
     const cloud = parseYaml(cloudText) as Record<string, unknown>;
-    const keys = cloud.ssh_keys as Record<string, string>;
-    assert.equal(keys.ed25519_public, debianHost?.hostKey, 'the pinned host key is the one installed');
-    assert.match(keys.ed25519_private ?? '', /BEGIN OPENSSH PRIVATE KEY/);
-    assert.deepEqual(cloud.ssh_genkeytypes, []);
+    assert.equal(cloud.ssh_keys, undefined, 'no host key in user data');
+    assert.deepEqual(cloud.ssh_genkeytypes, ['ed25519']);
+    assert.deepEqual(cloud.ssh, { emit_keys_to_console: true });
     assert.equal(cloud.disable_root, false);
     assert.ok((cloud.packages as string[]).includes('docker.io'), "(cloud.packages as string[]).includes('docker.io')");
     assert.ok(
@@ -259,12 +261,16 @@ describe('infra/aws under Pulumi mocks', () => {
 
     const ignition = ignitionSchema.parse(JSON.parse(String(flatcar?.inputs.userData)));
     assert.equal(ignition.ignition.version, IGNITION_VERSION);
-    const pub = ignition.storage.files.find((f) => f.path === '/etc/ssh/ssh_host_ed25519_key.pub');
-    const decoded = Buffer.from(String(pub?.contents.source.split(',')[1]), 'base64')
-      .toString()
-      .trim();
-    assert.equal(decoded, flatcarHost?.hostKey);
-    assert.equal(ignition.storage.files.find((f) => f.path === '/etc/ssh/ssh_host_ed25519_key')?.mode, 0o600);
+    assert.equal(
+      ignition.storage.files.find((f) => f.path.startsWith('/etc/ssh/')),
+      undefined,
+      'no host key file in Ignition',
+    );
+    const script = ignition.storage.files.find((f) => f.path === '/opt/layerlab/host-key-to-console');
+    assert.equal(script?.mode, 0o755);
+    const unit = ignition.systemd.units.find((u) => u.name === 'layerlab-host-key.service');
+    assert.equal(unit?.enabled, true);
+    assert.match(String(unit?.contents), /ExecStart=\/opt\/layerlab\/host-key-to-console/);
     assert.equal(ignition.passwd.users[0]?.name, 'core');
   });
 
@@ -284,21 +290,21 @@ describe('infra/aws under Pulumi mocks', () => {
   });
 
   it('exports the inventory contract, with the private key only as a secret', async () => {
-    const inv: StackInventory = lab.inventory;
+    const inv: AwsStackInventory = lab.inventory;
     assert.deepEqual(Object.keys(inv).sort(), ['expiresAt', 'hosts', 'lab', 'runId', 'target']);
     assert.equal(inv.target, 'aws');
     for (const h of inv.hosts) {
       assert.deepEqual(Object.keys(h).sort(), [
         'address',
         'dataDisk',
-        'hostKey',
+        'instanceId',
         'labels',
         'name',
         'port',
         'profile',
         'user',
       ]);
-      assert.match(h.hostKey, /^ssh-ed25519 [A-Za-z0-9+/=]+/);
+      assert.match(h.instanceId, /^two-h\d-id$/, 'the instance id, for the controller to read its console');
       assert.match(h.address, /^198\.51\.100\.\d+$/);
       assert.match(h.dataDisk, /^\/dev\/disk\/by-id\/nvme-Amazon_Elastic_Block_Store_vol0abc\d{4}$/);
       assert.equal(h.port, 22);
@@ -308,7 +314,7 @@ describe('infra/aws under Pulumi mocks', () => {
     assert.equal(await pulumi.isSecret(lab.out.inventory), false);
     assert.match(lab.key, /BEGIN OPENSSH PRIVATE KEY/);
     for (const instance of lab.mine.filter((r) => r.type === 'aws:ec2/instance:Instance')) {
-      assert.ok(instance.secret.has('userData'), 'user-data (it holds a host private key) is a secret');
+      assert.ok(!String(instance.inputs.userData).includes('PRIVATE KEY'), 'user-data holds no private key');
     }
   });
 

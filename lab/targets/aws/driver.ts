@@ -1,15 +1,21 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Stack } from '@pulumi/pulumi/automation/index.js';
+import { sshSources } from '../../../infra/aws/ssh-cidrs.js';
 import type { LabDefinition } from '../../definition/schema.js';
 import { LabError, UserError } from '../../errors.js';
 import { PACKAGE_ROOT, labStateDir } from '../../paths.js';
+import { hostKeyBlob } from '../../ssh/transport.js';
 import { writeFileAtomic, writeSecret } from '../../util/files.js';
 import { type ProvisionHooks, type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
-import { type Inventory, type StackInventory, defaultExpiry } from '../types.js';
+import { type Inventory, defaultExpiry } from '../types.js';
+import { type ConsoleReader, waitForHostKey } from './console-host-key.js';
+import { ec2ConsoleReader } from './ec2-console.js';
 import { requirePulumiCli } from './pulumi-cli.js';
+import type { AwsStackInventory } from './stack-inventory.js';
 
 function savedDir(lab: string): string {
   return join(labStateDir(lab), 'aws');
@@ -26,25 +32,112 @@ async function selectStack(name: string, create: boolean): Promise<Stack> {
   return create ? auto.LocalWorkspace.createOrSelectStack(args) : auto.LocalWorkspace.selectStack(args);
 }
 
-/** The stack's outputs as an inventory; the key goes to a 0600 file beside it. */
-async function saveInventory(lab: string, outputs: Record<string, { value: unknown }>): Promise<Inventory> {
-  const stackInventory = outputs.inventory?.value as StackInventory | undefined;
+/** How long a new host may take to print its host key: it comes at the end of cloud-init (after apt). */
+const HOST_KEY_TIMEOUT_MS = 20 * 60_000;
+const HOST_KEY_POLL_MS = 10_000;
+
+export interface PinningOptions {
+  /** Reads an instance's console (EC2 GetConsoleOutput; a fake in tests). */
+  readConsole: ConsoleReader;
+  progress(message: string): void;
+  timeoutMs?: number;
+  pollMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Host keys pinned so far, by instance id: a host's key is read from its console once, then kept. */
+function pinsFile(lab: string): string {
+  return join(savedDir(lab), 'host-keys.json');
+}
+
+function readPins(lab: string): Record<string, string> {
+  const file = pinsFile(lab);
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (err) {
+    throw new LabError(
+      `${file}: not the JSON layerlab wrote (${(err as Error).message}); delete it to re-read the host keys`,
+    );
+  }
+}
+
+/** The fingerprint ssh-keygen -l shows, to compare with the console's own fingerprint block. */
+function fingerprint(hostKey: string): string {
+  return `SHA256:${createHash('sha256').update(hostKeyBlob(hostKey)).digest('base64').replace(/=+$/, '')}`;
+}
+
+/**
+ * The stack's outputs as an inventory, every host key pinned from the host's
+ * own console before anything connects to it; the operator key goes to a
+ * 0600 file beside it.
+ */
+export async function inventoryFromStack(
+  lab: string,
+  outputs: Record<string, { value: unknown }>,
+  pinning: PinningOptions,
+): Promise<Inventory> {
+  const stackInventory = outputs.inventory?.value as AwsStackInventory | undefined;
   const key = outputs.sshPrivateKey?.value;
   if (!stackInventory?.hosts || typeof key !== 'string') {
     throw new LabError('the stack has no inventory/sshPrivateKey outputs; was it created by infra/ (Pulumi.yaml)?');
   }
+  const missingId = stackInventory.hosts.find((h) => typeof h.instanceId !== 'string' || !h.instanceId);
+  if (missingId) {
+    throw new LabError(
+      `the stack's inventory has no instance id for host ${missingId.name} (made by an older layerlab, which put host keys in user data); run \`layerlab up --target aws\` again to replace its hosts`,
+    );
+  }
   const keyPath = join(savedDir(lab), 'operator_key');
   await writeSecret(keyPath, key);
-  const inventory: Inventory = {
-    target: 'aws',
-    hosts: stackInventory.hosts.map((h) => ({ ...h, privateKeyPath: keyPath })),
-  };
+  const known = readPins(lab);
+  const pins: Record<string, string> = {};
+  const hosts = await Promise.all(
+    stackInventory.hosts.map(async ({ instanceId, ...h }) => {
+      let hostKey = known[instanceId];
+      if (!hostKey) {
+        pinning.progress(`${h.name}: waiting for its SSH host key on the serial console of ${instanceId}`);
+        hostKey = await waitForHostKey({
+          host: h.name,
+          instanceId,
+          read: pinning.readConsole,
+          timeoutMs: pinning.timeoutMs ?? HOST_KEY_TIMEOUT_MS,
+          pollMs: pinning.pollMs ?? HOST_KEY_POLL_MS,
+          sleep: pinning.sleep,
+        });
+        pinning.progress(`${h.name}: host key pinned (${fingerprint(hostKey)})`);
+      }
+      pins[instanceId] = hostKey;
+      return { ...h, hostKey, privateKeyPath: keyPath };
+    }),
+  );
+  // Only the current instances: a replaced host's old key must not linger.
+  await writeFileAtomic(pinsFile(lab), `${JSON.stringify(pins, null, 2)}\n`);
+  const inventory: Inventory = { target: 'aws', hosts };
   await writeFileAtomic(join(savedDir(lab), 'inventory.json'), `${JSON.stringify(inventory, null, 2)}\n`);
   return inventory;
 }
 
 function operatorCidrs(opts: TargetOptions): string[] {
   return opts.sshCidrs?.length ? opts.sshCidrs : (process.env.LAYERLAB_SSH_CIDRS ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
+/** The CLI's opt-in to SSH from (nearly) everywhere; the stack config gets the same value. */
+function allowOpenSsh(): boolean {
+  return process.env.LAYERLAB_ALLOW_OPEN_SSH === 'true';
+}
+
+/**
+ * The same check the Pulumi program makes, run before anything starts so that
+ * a CIDR that opens SSH to the internet is exit 2, not a failed `pulumi up`.
+ */
+function checkSshCidrs(cidrs: string[]): void {
+  if (!cidrs.length) return;
+  try {
+    sshSources(cidrs, allowOpenSsh());
+  } catch (err) {
+    throw new UserError(`--ssh-cidr: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -54,6 +147,8 @@ function operatorCidrs(opts: TargetOptions): string[] {
 export const awsDriver: TargetDriver = {
   kind: 'aws',
   async preflight(_lab, opts) {
+    // Bad input first: it is refused the same way whether or not Pulumi is installed.
+    checkSshCidrs(operatorCidrs(opts));
     requirePulumiCli('target aws');
     if (opts.stack === undefined && !operatorCidrs(opts).length) {
       throw new UserError(
@@ -70,7 +165,13 @@ export const awsDriver: TargetDriver = {
     await stack.setAllConfig({
       'layerlab:lab': { value: resolve(labFile) },
       'aws:region': { value: lab.target.aws.region },
-      ...(cidrs.length ? { 'layerlab:sshCidrs': { value: JSON.stringify(cidrs) } } : {}),
+      // The CLI's CIDRs come with the CLI's opt-in (or its absence), so both checks agree.
+      ...(cidrs.length
+        ? {
+            'layerlab:sshCidrs': { value: JSON.stringify(cidrs) },
+            'layerlab:allowOpenSsh': { value: String(allowOpenSsh()) },
+          }
+        : {}),
       // Kept from the first up: a later up must not extend or shorten the lease silently.
       ...(config['layerlab:expiresAt'] ? {} : { 'layerlab:expiresAt': { value: defaultExpiry() } }),
       ...(config['layerlab:owner']
@@ -79,12 +180,18 @@ export const awsDriver: TargetDriver = {
     });
     const result = await stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) });
     hooks.progress(`pulumi: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
-    return unprepared(await saveInventory(lab.name, result.outputs));
+    const pinning = { readConsole: ec2ConsoleReader(lab.target.aws.region), progress: hooks.progress };
+    return unprepared(await inventoryFromStack(lab.name, result.outputs, pinning));
   },
   async attach(lab, opts) {
     if (opts.stack !== undefined) {
       requirePulumiCli('--stack');
-      return unprepared(await saveInventory(lab.name, await (await selectStack(opts.stack, false)).outputs()));
+      const outputs = await (await selectStack(opts.stack, false)).outputs();
+      const pinning = {
+        readConsole: ec2ConsoleReader(lab.target.aws.region),
+        progress: (m: string) => process.stderr.write(`${m}\n`),
+      };
+      return unprepared(await inventoryFromStack(lab.name, outputs, pinning));
     }
     const file = join(savedDir(lab.name), 'inventory.json');
     if (!existsSync(file)) {
