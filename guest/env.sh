@@ -5,6 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 out="${1:?usage: env.sh <output folder>}"
+ll_work_dir
 # Files of an earlier capture (xfs-info.txt from another profile) must not pass as current.
 rm -rf -- "$out"
 mkdir -p -- "$out"

@@ -4,7 +4,17 @@
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LL_ROOT=/opt/layerlab
+# layerlab's own state on the host: root's, mode 0700 (see ll_safe_dir).
 LL_STATE=/var/lib/layerlab
+# Scratch space of trials and environment captures. Not /var/tmp: any user can
+# create a folder there first, and root would then write through their links.
+LL_WORK=$LL_STATE/work
+# What the first profile change set aside (the owner's /var/lib/docker,
+# daemon.json, fstab lines); `down` (cleanup.sh) puts it back.
+LL_BACKUP=$LL_STATE/backup
+LL_DOCKER_DIR=/var/lib/docker
+LL_DAEMON_JSON=/etc/docker/daemon.json
+LL_FSTAB=/etc/fstab
 # Bind-mount sources sit beside docker's data, on the same filesystem as volumes,
 # so layer/volume/bind compare mount mechanisms and not disks.
 LL_BIND_ROOT=/var/lib/docker/layerlab-bind
@@ -23,14 +33,24 @@ ll_require() {
   done
 }
 
-# JSON string literal of $1 (quotes, backslashes and control characters escaped).
+# JSON string literal of $1: quotes and backslashes escaped, and every control
+# character below 0x20 (JSON allows none raw; a \x01 in a CPU model name once
+# made a whole env summary unreadable). Builtins only: no fork per character.
 ll_json_str() {
-  local s="$1"
+  local s="$1" code hex char escaped
   s="${s//\\/\\\\}"
   s="${s//\"/\\\"}"
   s="${s//$'\n'/\\n}"
   s="${s//$'\t'/\\t}"
-  s="${s//$'\r'/}"
+  s="${s//$'\r'/\\r}"
+  for code in {1..31}; do
+    printf -v hex '%02x' "$code"
+    printf -v char "\\x$hex"
+    if [[ "$s" == *"$char"* ]]; then
+      printf -v escaped '\\u00%s' "$hex"
+      s="${s//"$char"/"$escaped"}"
+    fi
+  done
   printf '"%s"' "$s"
 }
 
@@ -68,7 +88,57 @@ ll_hostshare_mount() {
     ll_die "mount kind hostshare: no shared folder on this host (virtiofs tag llshare); only local VMs of a lab that lists hostshare have one"
 }
 
-LL_TRIAL_PIDFILE=/var/tmp/layerlab/trial.pid
+# Creates directory $1 (mode 0700) unless it exists, and refuses one that
+# someone other than root could have planted or can write into: a symbolic
+# link, another owner, group- or world-writable. Root never writes through it.
+ll_safe_dir() {
+  local dir="$1" owner mode
+  [ ! -L "$dir" ] || ll_die "$dir is a symbolic link, refusing to use it: remove it (it is not layerlab's), then retry"
+  if [ ! -e "$dir" ]; then
+    # Not mkdir -p: a folder someone creates in between makes this fail, not pass.
+    mkdir -m 0700 -- "$dir" || ll_die "cannot create $dir"
+  fi
+  [ -d "$dir" ] || ll_die "$dir is not a directory, refusing to use it: remove it, then retry"
+  read -r owner mode < <(stat -c '%u %a' -- "$dir")
+  [ "$owner" = 0 ] || ll_die "$dir is owned by uid $owner, not root, refusing to use it: remove it, then retry"
+  [ $((8#$mode & 8#022)) = 0 ] ||
+    ll_die "$dir is group- or world-writable (mode $mode), refusing to use it: remove it, then retry"
+  chmod 0700 -- "$dir"
+}
+
+# The state and scratch folders, checked (ll_safe_dir) before anything is written there.
+ll_work_dir() {
+  ll_safe_dir "$LL_STATE"
+  ll_safe_dir "$LL_WORK"
+}
+
+# Everything layerlab creates in Docker carries its lab's label (and its run's,
+# in a run): cleanup.sh and the ownership check find it by label, never by a
+# name pattern, so an owner's container called ll-something is left alone.
+ll_label_args() {
+  [ -n "${LL_LAB:-}" ] || ll_die "LL_LAB is not set: everything layerlab creates in Docker carries its lab's label"
+  LL_LABEL_ARGS=(--label "layerlab.lab=$LL_LAB")
+  if [ -n "${LL_RUN:-}" ]; then LL_LABEL_ARGS+=(--label "layerlab.run=$LL_RUN"); fi
+}
+
+# The one wrapper every script that sources this file (scenarios included)
+# creates through: `docker run|create`, `docker volume|network create` get the
+# labels; every other docker command passes through unchanged.
+docker() {
+  case "${1:-}:${2:-}" in
+    run:* | create:*)
+      ll_label_args
+      command docker "$1" "${LL_LABEL_ARGS[@]}" "${@:2}"
+      ;;
+    volume:create | network:create)
+      ll_label_args
+      command docker "$1" "$2" "${LL_LABEL_ARGS[@]}" "${@:3}"
+      ;;
+    *) command docker "$@" ;;
+  esac
+}
+
+LL_TRIAL_PIDFILE=$LL_WORK/trial.pid
 
 # A host runs one trial at a time. An attempt whose controller vanished (SSH
 # dropped, controller killed) may still be running: stop it — by its recorded
@@ -76,7 +146,7 @@ LL_TRIAL_PIDFILE=/var/tmp/layerlab/trial.pid
 # volumes, so the new attempt starts clean and nothing is measured twice.
 ll_reap_stale_trial() {
   local old pgid
-  mkdir -p "$(dirname "$LL_TRIAL_PIDFILE")"
+  ll_work_dir
   old="$(cat "$LL_TRIAL_PIDFILE" 2>/dev/null || true)"
   if [ -n "$old" ] && [ "$old" != "$$" ] && tr '\0' ' ' < "/proc/$old/cmdline" 2>/dev/null | grep -q 'run-trial\.sh'; then
     pgid="$(ps -o pgid= -p "$old" | tr -d ' ')"
@@ -94,7 +164,7 @@ ll_reap_stale_trial() {
     if [ -n "$pgid" ]; then kill -KILL -- "-$pgid" 2>/dev/null || true; fi
   fi
   local ids
-  ids="$(docker ps -aq --filter 'name=^ll-' 2>/dev/null || true)"
+  ids="$(command docker ps -aq --filter label=layerlab.lab 2>/dev/null || true)"
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086 # ids are docker's hex ids, one per word
     docker rm -f $ids >/dev/null 2>&1 || true
@@ -114,42 +184,160 @@ ll_write_manifest() {
   ) > "$dir/MANIFEST"
 }
 
-# Starts applying storage profile $1 on the data disk $LL_DATA_DISK: exits the
-# script (success) when the profile is already in place; otherwise stops docker,
-# frees /var/lib/docker and wipes the disk, leaving its device path in LL_DISK.
-ll_profile_begin() {
-  local profile="$1"
-  ll_require LL_DATA_DISK
-  if [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$profile" ] && systemctl is-active --quiet docker.service; then
-    exit 0
+# Whether profile $1 is already in place (then applying it changes nothing).
+ll_profile_in_place() {
+  [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$1" ] && systemctl is-active --quiet docker.service
+}
+
+# Prints "<what>: <names>" for the things of one kind that Docker lists and
+# that do not carry a layerlab.lab label. $1 what, then the docker list command.
+ll_unlabelled() {
+  local what="$1" extra
+  shift
+  extra="$(comm -23 <(command docker "$@" | sort -u) \
+    <(command docker "$@" --filter label=layerlab.lab | sort -u) | paste -sd' ' -)"
+  if [ -n "$extra" ]; then echo "$what: $extra"; fi
+}
+
+# What Docker's data folder holds that layerlab did not create, one line per
+# kind; nothing when it holds only layerlab's (or Docker's own empty skeleton).
+ll_foreign_docker_content() {
+  local entry others=()
+  # Docker's own top-level folders, and ours: anything else someone put there.
+  while IFS= read -r -d '' entry; do
+    case "$entry" in
+      aufs | btrfs | buildkit | containerd | containers | devicemapper | engine-id | fuse-overlayfs | image | \
+        lost+found | network | overlay2 | plugins | runtimes | swarm | tmp | trust | vfs | volumes | zfs | layerlab-bind) ;;
+      *) others+=("$entry") ;;
+    esac
+  done < <(if [ -d "$LL_DOCKER_DIR" ]; then find "$LL_DOCKER_DIR" -mindepth 1 -maxdepth 1 -printf '%f\0'; fi)
+  if [ "${#others[@]}" -gt 0 ]; then echo "files not made by Docker in $LL_DOCKER_DIR: ${others[*]}"; fi
+  # Docker is asked even without /var/lib/docker: its data may live elsewhere (data-root).
+  if ! command docker info >/dev/null 2>&1; then
+    if [ -d "$LL_DOCKER_DIR" ] && [ -n "$(find "$LL_DOCKER_DIR" -mindepth 1 -maxdepth 1 -print -quit)" ]; then
+      echo "docker is not running, so what $LL_DOCKER_DIR holds cannot be listed (start docker to let layerlab look)"
+    fi
+    return 0
   fi
+  ll_unlabelled containers ps -a --format '{{.Names}}'
+  ll_unlabelled images image ls -a --format '{{.Repository}}:{{.Tag}}@{{.ID}}'
+  ll_unlabelled volumes volume ls --format '{{.Name}}'
+  ll_unlabelled networks network ls --filter type=custom --format '{{.Name}}'
+}
+
+# What stands in the way of applying a profile with data disk $1, one line
+# each (status 3), or nothing (status 0). A disk (or a partition of it) in use
+# anywhere but /var/lib/docker always does; what Docker holds does unless the
+# host is the lab's own (LL_DEDICATED=1: a VM layerlab made, or a static
+# machine whose inventory says `dedicated: true`).
+ll_may_change_host() {
+  local disk="$1" problems mounts
+  mounts="$(lsblk -nrpo MOUNTPOINT -- "$disk" 2>/dev/null | grep -v -x -e '' -e "$LL_DOCKER_DIR" | paste -sd' ' - || true)"
+  problems="$(
+    if [ -n "$mounts" ]; then echo "data disk $disk is in use at $mounts"; fi
+    if [ "${LL_DEDICATED:-0}" != 1 ]; then ll_foreign_docker_content; fi
+  )"
+  [ -n "$problems" ] || return 0
+  printf '%s\n' "$problems"
+  return 3
+}
+
+# First change of a host: the owner's setup is set aside before anything
+# changes, so that cleanup.sh (`down`) can put it back: whether docker ran,
+# daemon.json (or that there was none), the fstab lines for /var/lib/docker,
+# and /var/lib/docker itself (moved, never deleted). Later changes find the
+# backup complete; what is at /var/lib/docker then is layerlab's own.
+ll_set_aside_owner_setup() {
+  local was_active=0
+  if systemctl is-active --quiet docker.service; then was_active=1; fi
+  systemctl stop docker.service docker.socket 2>/dev/null || true
+  while mountpoint -q "$LL_DOCKER_DIR"; do umount "$LL_DOCKER_DIR"; done
+  if [ -f "$LL_BACKUP/complete" ]; then
+    rm -rf -- "$LL_DOCKER_DIR"
+    return 0
+  fi
+  # Every step copies or moves without overwriting: an attempt cut short is redone safely.
+  ll_safe_dir "$LL_BACKUP"
+  if [ "$was_active" = 1 ]; then touch "$LL_BACKUP/docker-was-active"; fi
+  if [ -e "$LL_DAEMON_JSON" ]; then
+    cp -p -- "$LL_DAEMON_JSON" "$LL_BACKUP/daemon.json"
+  else
+    touch "$LL_BACKUP/daemon.json.absent"
+  fi
+  cp -p -- "$LL_FSTAB" "$LL_BACKUP/fstab.before"
+  grep "[[:space:]]$LL_DOCKER_DIR/\{0,1\}[[:space:]]" "$LL_FSTAB" > "$LL_BACKUP/fstab.lines" || true
+  if [ -e "$LL_DOCKER_DIR" ] || [ -L "$LL_DOCKER_DIR" ]; then
+    [ ! -e "$LL_BACKUP/docker" ] ||
+      ll_die "both $LL_DOCKER_DIR and $LL_BACKUP/docker exist: look at both and keep the owner's at $LL_BACKUP/docker"
+    mv -T -- "$LL_DOCKER_DIR" "$LL_BACKUP/docker"
+  fi
+  touch "$LL_BACKUP/complete"
+}
+
+# Puts back what ll_set_aside_owner_setup set aside (nothing to do when it
+# never ran): docker stopped, layerlab's disk unmounted, the owner's fstab
+# lines, daemon.json and /var/lib/docker back, docker started if it ran before.
+# The data disk stays formatted: it cannot be un-formatted.
+ll_restore_owner_setup() {
+  [ -f "$LL_BACKUP/complete" ] || return 0
+  systemctl stop docker.service docker.socket 2>/dev/null || true
+  while mountpoint -q "$LL_DOCKER_DIR"; do umount "$LL_DOCKER_DIR"; done
+  {
+    grep -v "[[:space:]]$LL_DOCKER_DIR/\{0,1\}[[:space:]]" "$LL_FSTAB" || true
+    cat -- "$LL_BACKUP/fstab.lines"
+  } > "$LL_BACKUP/fstab.new"
+  cat -- "$LL_BACKUP/fstab.new" > "$LL_FSTAB"
+  systemctl daemon-reload 2>/dev/null || true
+  if [ -f "$LL_BACKUP/daemon.json" ]; then
+    cp -p -- "$LL_BACKUP/daemon.json" "$LL_DAEMON_JSON"
+  else
+    rm -f -- "$LL_DAEMON_JSON"
+  fi
+  # What is at /var/lib/docker now is layerlab's (the owner's was moved aside).
+  rm -rf -- "$LL_DOCKER_DIR"
+  if [ -e "$LL_BACKUP/docker" ]; then mv -T -- "$LL_BACKUP/docker" "$LL_DOCKER_DIR"; fi
+  if [ -f "$LL_BACKUP/docker-was-active" ]; then systemctl start docker.service; fi
+  rm -rf -- "$LL_BACKUP" "$LL_STATE/profile"
+  echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
+}
+
+# Starts applying storage profile $1 on the data disk $LL_DATA_DISK: exits the
+# script (success) when the profile is already in place. Otherwise refuses a
+# host that is not the lab's to change (ll_may_change_host), sets the owner's
+# setup aside and wipes the disk, leaving its device path in LL_DISK.
+ll_profile_begin() {
+  local profile="$1" problems
+  ll_require LL_DATA_DISK
+  if ll_profile_in_place "$profile"; then exit 0; fi
   LL_DISK="$(readlink -f -- "$LL_DATA_DISK")"
   [ -b "$LL_DISK" ] || ll_die "data disk $LL_DATA_DISK is not a block device"
-  systemctl stop docker.service docker.socket 2>/dev/null || true
-  if mountpoint -q /var/lib/docker; then umount /var/lib/docker; fi
+  if ! problems="$(ll_may_change_host "$LL_DISK")"; then
+    ll_die "refusing to apply profile $profile, nothing was changed: $(paste -sd';' - <<< "$problems"). If this machine is the lab's to change, set \`dedicated: true\` for it in the inventory (its Docker data is then set aside and put back by down)"
+  fi
+  ll_safe_dir "$LL_STATE"
+  ll_set_aside_owner_setup
   wipefs -a -q "$LL_DISK"
-  rm -rf /var/lib/docker
-  mkdir -p "$LL_STATE"
 }
 
 # Mounts the freshly made filesystem on $LL_DISK (type $1) at /var/lib/docker,
-# by UUID in fstab so that it survives a reboot.
+# by UUID in fstab so that it survives a reboot (the owner's lines are in the backup).
 ll_mount_docker_disk() {
   local fstype="$1" uuid
-  mkdir -p /var/lib/docker
+  mkdir -p "$LL_DOCKER_DIR"
   uuid="$(blkid -s UUID -o value "$LL_DISK")"
-  sed -i '\|[[:space:]]/var/lib/docker[[:space:]]|d' /etc/fstab
-  echo "UUID=$uuid /var/lib/docker $fstype defaults 0 0" >> /etc/fstab
-  mount /var/lib/docker
+  sed -i "\\|[[:space:]]$LL_DOCKER_DIR/\\{0,1\\}[[:space:]]|d" "$LL_FSTAB"
+  echo "UUID=$uuid $LL_DOCKER_DIR $fstype defaults 0 0" >> "$LL_FSTAB"
+  mount "$LL_DOCKER_DIR"
 }
 
-# Writes daemon.json and starts dockerd. $1 driver, $2 JSON array of storage opts.
+# Writes daemon.json (the owner's is in the backup) and starts dockerd.
+# $1 driver, $2 JSON array of storage opts.
 ll_docker_start() {
   local driver="$1" opts="$2"
-  mkdir -p /etc/docker "$LL_STATE"
-  cat > /etc/docker/daemon.json <<JSON
+  mkdir -p "$(dirname "$LL_DAEMON_JSON")" "$LL_STATE"
+  cat > "$LL_DAEMON_JSON" <<JSON
 {
-  "storage-driver": "$driver",
+  "storage-driver": $(ll_json_str "$driver"),
   "storage-opts": $opts,
   "bridge": "none",
   "iptables": false,

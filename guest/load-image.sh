@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Loads a tool image (zstd-compressed rootfs tar on stdin) as TAG, unless present.
+# Loads a tool image (zstd-compressed rootfs tar on stdin) as TAG, labelled
+# layerlab.lab=$LL_LAB (cleanup.sh removes it by that label), unless present.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+ll_require LL_LAB
 tag="$1"
-if docker image inspect "$tag" >/dev/null 2>&1; then
+if command docker image inspect -f '{{json .Config.Labels}}' "$tag" 2>/dev/null | grep -q '"layerlab.lab"'; then
   cat > /dev/null
   exit 0
 fi
-zstd -dc | docker import --change 'WORKDIR /' - "$tag" >/dev/null
+zstd -dc | command docker import --change 'WORKDIR /' --change "LABEL layerlab.lab=$LL_LAB" - "$tag" >/dev/null

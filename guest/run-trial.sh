@@ -10,6 +10,10 @@ source "$(dirname "$0")/lib.sh"
 ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
 
 ll_reap_stale_trial
+case "$LL_OUT" in
+  "$LL_WORK"/*/*) ;;
+  *) ll_die "LL_OUT=$LL_OUT is not a trial folder under $LL_WORK" ;;
+esac
 rm -rf -- "$LL_OUT"
 mkdir -p -- "$LL_OUT"
 script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"

@@ -28,7 +28,9 @@ export function cacheRoot(): string {
   return join(xdg, 'layerlab');
 }
 
-/** Where guest/ and the scenarios live on a host. */
+/** Where guest/ and the scenarios live on a host (root's, 0700: checked before each push). */
 export const REMOTE_ROOT = '/opt/layerlab';
-export const REMOTE_TRIALS = '/var/tmp/layerlab/trials';
-export const REMOTE_ENV = '/var/tmp/layerlab/env';
+/** Scratch space on a host: guest/lib.sh's LL_WORK, root's and 0700, never under /var/tmp (any user can plant there). */
+export const REMOTE_WORK = '/var/lib/layerlab/work';
+export const REMOTE_TRIALS = `${REMOTE_WORK}/trials`;
+export const REMOTE_ENV = `${REMOTE_WORK}/env`;

@@ -53,7 +53,7 @@ export async function prepareHosts(
         const conn = await connectHost(host, hlog, deadline);
         try {
           say(`${host.name}: ssh up after ${formatDuration(Date.now() - started)}; preparing`);
-          await prepareHost(conn, host, images, say);
+          await prepareHost(conn, host, images, say, { name: lab.name, target: inventory.target });
           provisioned.markPrepared(host.name);
           say(`${host.name}: ready (${host.profile})`);
         } finally {

@@ -1,16 +1,39 @@
+import { readFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { PROFILES } from '../catalog.js';
+import { PROFILES, type TargetKind } from '../catalog.js';
 import { LabError } from '../errors.js';
-import { PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
+import { GUEST_DIR, PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
 import { checkManifest } from '../run/manifest-check.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import type { ToolImage } from '../toolimages/toolimages.js';
 import { envCommand, shellQuote } from '../util/shell.js';
 
-/** Pushes guest/ and every scenario folder to /opt/layerlab as one tar stream. */
+/**
+ * Whether the storage profile may set aside what Docker holds on a host: the
+ * hosts layerlab made (local VMs, aws instances) always; a static machine
+ * only when its inventory says `dedicated: true`. The one place this is decided.
+ */
+export function labOwnsHost(target: TargetKind, host: Pick<InventoryHost, 'dedicated'>): boolean {
+  return target !== 'static' || host.dedicated === true;
+}
+
+/**
+ * A script for `bash -s` made of guest/lib.sh and `body`: runs guest code on a
+ * host before (or without) anything being pushed there.
+ */
+export function withGuestLib(body: string): string {
+  return `${readFileSync(join(GUEST_DIR, 'lib.sh'), 'utf8')}\n${body}\n`;
+}
+
+/**
+ * Pushes guest/ and every scenario folder to /opt/layerlab as one tar stream,
+ * after checking that folder as ll_safe_dir does (root's, 0700, no symlink):
+ * root runs what is in it.
+ */
 export async function pushGuestFiles(conn: SshConnection): Promise<void> {
+  await conn.run('bash -s', { stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`) });
   await conn.pushDir(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
 }
 
@@ -23,6 +46,7 @@ export async function prepareHost(
   host: InventoryHost,
   images: readonly ToolImage[],
   progress: (message: string) => void,
+  lab: { name: string; target: TargetKind },
 ): Promise<void> {
   // Cloud hosts install their packages at first boot: wait until cloud-init is done.
   await conn.run('if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null || true; fi', {
@@ -31,14 +55,24 @@ export async function prepareHost(
   await pushGuestFiles(conn);
   progress(`${host.name}: applying profile ${host.profile}`);
   const profile = PROFILES[host.profile];
-  await conn.run(envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/${profile.script}`]), {
-    timeoutMs: 10 * 60_000,
-  });
+  const dedicated = labOwnsHost(lab.target, host) ? '1' : '0';
+  await conn.run(
+    envCommand({ LL_DATA_DISK: host.dataDisk, LL_DEDICATED: dedicated }, [
+      'bash',
+      `${REMOTE_ROOT}/guest/${profile.script}`,
+    ]),
+    { timeoutMs: 10 * 60_000 },
+  );
   for (const image of images) {
-    // Already loaded (a second up, a static machine): skip the upload.
-    if ((await conn.exec(`docker image inspect ${shellQuote(image.tag)} >/dev/null 2>&1`)).code === 0) continue;
+    // Already loaded with a lab's label (a second up, a static machine): skip the upload.
+    const labelled = `docker image inspect -f '{{json .Config.Labels}}' ${shellQuote(image.tag)} 2>/dev/null | grep -q '"layerlab.lab"'`;
+    if ((await conn.exec(labelled)).code === 0) continue;
     progress(`${host.name}: loading tool image ${image.tag}`);
-    await conn.pipeFile(image.archive, `bash ${REMOTE_ROOT}/guest/load-image.sh ${shellQuote(image.tag)}`, 15 * 60_000);
+    await conn.pipeFile(
+      image.archive,
+      envCommand({ LL_LAB: lab.name }, ['bash', `${REMOTE_ROOT}/guest/load-image.sh`, image.tag]),
+      15 * 60_000,
+    );
   }
 }
 

@@ -93,6 +93,8 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
     LL_TRIAL: trial.id,
     LL_MOUNT: trial.mount,
     LL_REP: String(trial.rep),
+    // What the trial creates in Docker carries the lab's label (guest/lib.sh's docker wrapper).
+    LL_LAB: lab.name,
   };
   for (const name of scenario.toolImages) {
     const tag = imageTags[name];

@@ -13,6 +13,12 @@ export interface InventoryHost {
   hostKey: string;
   /** Block device the storage profile formats. */
   dataDisk: string;
+  /**
+   * Static target only: the inventory's `dedicated` key, the owner's word that
+   * layerlab may set aside what Docker holds on this machine. Hosts layerlab
+   * creates (local, aws) are its own whatever this says: see labOwnsHost.
+   */
+  dedicated?: boolean;
   labels: Record<string, string>;
 }
 

@@ -16,7 +16,7 @@ trap 'docker rm -f "$name" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
 
 # The dump is made once per size on this host (by the tool image's perl, so
 # every host makes the same bytes) and reused by later trials.
-dumps=/var/tmp/layerlab/dumps
+dumps="$LL_WORK/dumps"
 dump="$dumps/wiki-$LL_P_SQL_BYTES.sql.gz"
 counts="$dumps/wiki-$LL_P_SQL_BYTES.counts"
 if [ ! -s "$dump" ] || [ ! -s "$counts" ]; then
@@ -33,7 +33,7 @@ fi
 # mariadb-install-db takes most of a minute under TCG, and each trial's datadir
 # is a copy of it, as fresh as a new one (system tables only) for a fraction
 # of the time. The server's version is recorded beside it.
-template="/var/tmp/layerlab/mariadb/${LL_IMAGE_MARIADB##*:}"
+template="$LL_WORK/mariadb/${LL_IMAGE_MARIADB##*:}"
 if [ ! -s "$template/version" ]; then
   rm -rf -- "$template.tmp"
   mkdir -p -- "$template.tmp/datadir"

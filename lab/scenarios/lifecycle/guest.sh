@@ -13,7 +13,8 @@ ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_IMAGE_CHURN LL_P_CONTAINERS LL_P_CH
 prefix="ll-$LL_TRIAL"
 cleanup() {
   local ids
-  ids="$(docker ps -aq --filter "name=^$prefix-")"
+  # Ours only: the label as well as the name (an owner may name containers ll-*).
+  ids="$(docker ps -aq --filter label=layerlab.lab --filter "name=^$prefix-")"
   # shellcheck disable=SC2086 # docker's hex ids
   if [ -n "$ids" ]; then docker rm -f $ids >/dev/null 2>&1 || true; fi
 }

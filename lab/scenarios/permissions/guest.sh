@@ -11,7 +11,7 @@ ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_P_CASES
 base="$LL_BIND_ROOT/ll-$LL_TRIAL"
 cleanup() {
   local ids
-  ids="$(docker volume ls -q --filter "name=^ll-$LL_TRIAL-")"
+  ids="$(docker volume ls -q --filter label=layerlab.lab --filter "name=^ll-$LL_TRIAL-")"
   # shellcheck disable=SC2086 # volume names are ours: ll-<trial>-<case>
   if [ -n "$ids" ]; then docker volume rm -f $ids >/dev/null 2>&1 || true; fi
   rm -rf -- "$base"

@@ -5,9 +5,11 @@ import { REMOTE_ROOT, labStateDir } from '../../paths.js';
 import { pushGuestFiles } from '../../prepare/prepare.js';
 import { connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
+import { envCommand } from '../../util/shell.js';
 import { type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
 import type { Inventory } from '../types.js';
 import { checkStaticInventory, labHosts, readStaticInventory } from './inventory.js';
+import { refuseHostsNotTheLabs } from './ownership.js';
 
 function inventoryFile(opts: TargetOptions): string {
   if (!opts.inventoryFile)
@@ -19,10 +21,18 @@ async function loadInventory(opts: TargetOptions, lab: LabDefinition): Promise<I
   return labHosts(await readStaticInventory(inventoryFile(opts)), lab);
 }
 
+/** The lab's hosts, once every one of them is known to be the lab's to change (exit 2 otherwise). */
+async function hostsToPrepare(opts: TargetOptions, lab: LabDefinition): Promise<Inventory> {
+  const inventory = await loadInventory(opts, lab);
+  await refuseHostsNotTheLabs(inventoryFile(opts), inventory, lab);
+  return inventory;
+}
+
 /**
  * Machines you already have. layerlab creates nothing here: `up` prepares them
- * (the profile is idempotent, images load once), `down` removes what layerlab
- * put there and leaves the machines running.
+ * (the profile is idempotent, images load once) once each is known to be the
+ * lab's to change; `down` removes what layerlab put there (by label), puts
+ * back what the profile set aside, and leaves the machines running.
  */
 export const staticDriver: TargetDriver = {
   kind: 'static',
@@ -31,10 +41,11 @@ export const staticDriver: TargetDriver = {
     await checkStaticInventory(file, await readStaticInventory(file), lab);
   },
   async provision(lab, _labFile, opts) {
-    return unprepared(await loadInventory(opts, lab));
+    return unprepared(await hostsToPrepare(opts, lab));
   },
   async attach(lab, opts) {
-    return unprepared(await loadInventory(opts, lab));
+    // `run` prepares unprepared hosts too: the same check first.
+    return unprepared(await hostsToPrepare(opts, lab));
   },
   async down(lab, opts, progress) {
     const inventory = await loadInventory(opts, lab);
@@ -46,9 +57,10 @@ export const staticDriver: TargetDriver = {
           try {
             // Push first so that cleanup works even on a host that was never prepared.
             await pushGuestFiles(conn);
-            const result = await conn.run(`bash ${REMOTE_ROOT}/guest/cleanup.sh`, { timeoutMs: 10 * 60_000 });
-            progress(`${host.name}: ${result.stdout.trim() || 'cleaned'}`);
-            return { host: host.name, outcome: 'cleaned (machine left running, profile kept)' };
+            const cleanup = envCommand({ LL_LAB: lab.name }, ['bash', `${REMOTE_ROOT}/guest/cleanup.sh`]);
+            const result = await conn.run(cleanup, { timeoutMs: 10 * 60_000 });
+            for (const line of result.stdout.trim().split('\n')) if (line) progress(`${host.name}: ${line}`);
+            return { host: host.name, outcome: 'cleaned (machine left running)' };
           } finally {
             conn.close();
           }

@@ -13,8 +13,8 @@ import type { Inventory } from '../types.js';
 /**
  * Machines you already have (like PerfKit Benchmarker's static VMs). Each
  * host: how to reach it, the key to log in with (a file; relative paths are
- * relative to the inventory file), its pinned host key, and the data disk the
- * profile may format.
+ * relative to the inventory file), its pinned host key, the data disk the
+ * profile may format, and whether the machine is dedicated to the lab.
  */
 const staticHost = z
   .object({
@@ -31,6 +31,9 @@ const staticHost = z
       message: 'expected an OpenSSH public-key line (e.g. the content of /etc/ssh/ssh_host_ed25519_key.pub)',
     }),
     dataDisk: z.string().regex(/^\/dev\/[A-Za-z0-9/_.:+-]+$/, { message: 'expected a block device path under /dev' }),
+    // The owner's word that the machine is the lab's: without it, layerlab
+    // refuses to change a host whose Docker holds anything it did not create.
+    dedicated: z.boolean().default(false),
     labels: z.record(z.string()).default({}),
   })
   .strict();

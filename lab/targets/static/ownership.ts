@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LabDefinition } from '../../definition/schema.js';
+import { LabError, UserError } from '../../errors.js';
+import { GUEST_DIR, labStateDir } from '../../paths.js';
+import { labOwnsHost, withGuestLib } from '../../prepare/prepare.js';
+import { connectHost } from '../../ssh/connect.js';
+import { HostLog } from '../../util/log.js';
+import { envCommand } from '../../util/shell.js';
+import type { Inventory, InventoryHost } from '../types.js';
+
+/** guest/check-host.sh's status for "this host is not the lab's to change". */
+const REFUSED = 3;
+
+/** What stands in the way of preparing one host (guest/check-host.sh, read-only), or nothing. */
+async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<string[]> {
+  const log = new HostLog(join(labStateDir(lab.name), 'static', `${host.name}.log`));
+  try {
+    const conn = await connectHost(host, log, Date.now() + 60_000);
+    try {
+      const env = {
+        LL_PROFILE: host.profile,
+        LL_DATA_DISK: host.dataDisk,
+        LL_DEDICATED: labOwnsHost('static', host) ? '1' : '0',
+      };
+      // Sent on stdin: nothing is written on a host before it passes.
+      const script = withGuestLib(readFileSync(join(GUEST_DIR, 'check-host.sh'), 'utf8'));
+      const result = await conn.exec(envCommand(env, ['bash', '-s']), { stdin: script, timeoutMs: 2 * 60_000 });
+      if (result.code === 0) return [];
+      if (result.code === REFUSED) return result.stdout.trim().split('\n').filter(Boolean);
+      throw new LabError(`checking the host failed (exit ${result.code ?? result.signal}): ${result.stderr.trim()}`, {
+        host: host.name,
+      });
+    } finally {
+      conn.close();
+    }
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * Before anything changes on any host: a static machine whose Docker holds
+ * anything layerlab did not create (or whose data disk is in use elsewhere)
+ * is refused with exit 2, naming host, what was found and the key to set,
+ * unless the inventory says it is dedicated to the lab. Hosts whose profile
+ * is already in place pass: preparing them changes nothing.
+ */
+export async function refuseHostsNotTheLabs(file: string, inventory: Inventory, lab: LabDefinition): Promise<void> {
+  const found = await Promise.all(
+    inventory.hosts.map(async (host) => ({ host, problems: await hostProblems(lab, host) })),
+  );
+  const refused = found.filter((f) => f.problems.length > 0);
+  if (!refused.length) return;
+  const lines = refused.map(
+    ({ host, problems }) => `host ${host.name} (${host.address}:${host.port}): ${problems.join('; ')}`,
+  );
+  throw new UserError(
+    `${file}: ${refused.length} host(s) are not the lab's to change; nothing was changed on any host:\n  ${lines.join('\n  ')}\n` +
+      "If such a machine is the lab's to use, set `dedicated: true` for it in the inventory: layerlab then sets its " +
+      '/var/lib/docker, daemon.json and fstab lines aside (nothing is deleted) and `down` puts them back. ' +
+      'A data disk in use elsewhere must be fixed in the inventory (dataDisk).',
+  );
+}
