@@ -169,6 +169,27 @@ describe('lab definition', () => {
     assert.match(errorOf(`${two}scenarioMounts: { fio: [bind, bind] }\n`), /scenarioMounts\.fio: duplicate mount kind/);
   });
 
+  it('fio runs a subset of its four jobs, always in fio order', async () => {
+    const { SCENARIOS } = await import('../../lab/scenarios/index.ts');
+    const lab = parseLabDefinition(
+      good.replace('fio: { size: 16M }', 'fio: { size: 16M, jobs: [randread, seqwrite] }'),
+      'labs/x.yaml',
+    );
+    const fio = lab.scenarios.fio;
+    assert.ok(fio, 'fio parameters');
+    assert.equal(SCENARIOS.fio.guestEnv(fio).LL_P_JOBS, 'seqwrite:write:seq randread:randread:rand');
+    assert.equal(SCENARIOS.fio.expectedSeconds(fio), 2 * (5 + 1) + 20);
+    assert.equal(parseLabDefinition(good, 'labs/x.yaml').scenarios.fio?.jobs.length, 4);
+    assert.match(
+      errorOf(good.replace('fio: { size: 16M }', 'fio: { jobs: [seqread, seqread] }')),
+      /scenarios\.fio\.jobs: duplicate fio job/,
+    );
+    assert.match(
+      errorOf(good.replace('fio: { size: 16M }', 'fio: { jobs: [readwrite] }')),
+      /scenarios\.fio\.jobs\[0\]: expected one of seqwrite, seqread, randwrite, randread/,
+    );
+  });
+
   it('equivalent names A/A pairs of mount kinds or hosts the lab has', () => {
     assert.deepEqual(parseLabDefinition(`${good}equivalent: [[layer, bind]]\n`, 'labs/x.yaml').equivalent, [
       ['layer', 'bind'],

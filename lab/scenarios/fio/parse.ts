@@ -11,6 +11,11 @@ export const FIO_JOBS = [
   { name: 'randread', rw: 'randread', bs: 'rand', direction: 'read' },
 ] as const satisfies readonly { name: string; rw: string; bs: 'seq' | 'rand'; direction: Direction }[];
 
+export const FIO_JOB_NAMES = FIO_JOBS.map((j) => j.name) as [
+  (typeof FIO_JOBS)[number]['name'],
+  ...(typeof FIO_JOBS)[number]['name'][],
+];
+
 interface FioDirectionStats {
   io_bytes?: number;
   bw?: number;
