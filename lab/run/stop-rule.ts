@@ -7,8 +7,9 @@ import type { Sample } from './trial.js';
 export type StopReason = 'fixed-count' | 'target-ci-width' | 'max-repetitions' | 'budget' | 'interrupted';
 
 /**
- * The widest 95% interval (hi − lo of the ratio of medians) over every pair
- * the report compares; Infinity while any pair has too few runs or no ratio.
+ * The widest 95% interval (hi − lo of the typical ratio) over every pair the
+ * report compares; Infinity while any pair has too few runs to bound it
+ * (fewer than 4 per side) or no ratio.
  */
 export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): number {
   let widest = 0;
