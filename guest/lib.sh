@@ -297,7 +297,8 @@ ll_restore_owner_setup() {
   rm -rf -- "$LL_DOCKER_DIR"
   if [ -e "$LL_BACKUP/docker" ]; then mv -T -- "$LL_BACKUP/docker" "$LL_DOCKER_DIR"; fi
   if [ -f "$LL_BACKUP/docker-was-active" ]; then systemctl start docker.service; fi
-  rm -rf -- "$LL_BACKUP" "$LL_STATE/profile"
+  # The profile is no longer in place: all of layerlab's state goes.
+  rm -rf -- "${LL_STATE:?}"
   echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
 }
 

@@ -434,7 +434,7 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       Date.now() + 30_000,
     );
     const sshd = await conn.run(
-      'pid="$(cat /var/tmp/layerlab/trial.pid)"; sid="$(ps -o sid= -p "$pid" | tr -d " ")"; sshd="$(ps -o ppid= -p "$sid" | tr -d " ")"; ps -o args= -p "$sshd"; kill -KILL "$sshd"',
+      'pid="$(cat /var/lib/layerlab/work/trial.pid)"; sid="$(ps -o sid= -p "$pid" | tr -d " ")"; sshd="$(ps -o ppid= -p "$sid" | tr -d " ")"; ps -o args= -p "$sshd"; kill -KILL "$sshd"',
     );
     assert.match(sshd.stdout, /^sshd: root/, "the process killed is the sshd of the controller's session");
     conn.close();
