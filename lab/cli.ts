@@ -2,7 +2,15 @@ import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { downLab, upRunDown } from './commands/all.js';
 import { compareRuns, formatDeltas } from './commands/compare.js';
-import { type LabCliOptions, type LoadedLab, downHint, requireLab } from './commands/context.js';
+import {
+  type LabCliOptions,
+  type LoadedLab,
+  checkCliName,
+  checkRunRef,
+  downHint,
+  lockLab,
+  requireLab,
+} from './commands/context.js';
 import { installMissing, printChecks, runChecks } from './commands/doctor.js';
 import { parseCommand } from './commands/parse.js';
 import { report, resolveRunDir } from './commands/report.js';
@@ -18,6 +26,7 @@ import { makePlan } from './plan/plan.js';
 import { say } from './run/progress.js';
 import { localDown } from './targets/local/local.js';
 import { labStateDir } from './targets/local/state.js';
+import { releaseAllLocks } from './util/lock.js';
 
 /**
  * Ctrl-C / SIGTERM: the first asks the run to stop after the current trial
@@ -96,6 +105,7 @@ export function buildProgram(): Command {
       .requiredOption('--lab <file>', 'lab definition')
       .option('--resume <run>', 'continue an interrupted run (id or folder): done trials stay, the rest run'),
   ).action(async (opts: LabCliOptions & { resume?: string }) => {
+    if (opts.resume !== undefined) checkRunRef('--resume', opts.resume);
     const loaded = await requireLab(opts);
     const { lab, file } = loaded;
     const controller = installInterruptHandler(loaded);
@@ -112,6 +122,7 @@ export function buildProgram(): Command {
     .description('write report.md of a run (default: the newest)')
     .argument('[run]', 'run id or run folder')
     .action(async (ref?: string) => {
+      if (ref !== undefined) checkRunRef('report <run>', ref);
       process.stdout.write(`${await report(resolveRunDir(ref))}\n`);
     });
 
@@ -120,6 +131,7 @@ export function buildProgram(): Command {
     .description('list the runs recorded in results/history.sqlite')
     .option('--lab <name>', 'only runs of this lab')
     .action((opts: { lab?: string }) => {
+      if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
       const history = History.forResults(resultsRoot());
       try {
         const runs = history.runs(opts.lab);
@@ -142,6 +154,8 @@ export function buildProgram(): Command {
     .argument('<old>', 'older run id or folder')
     .argument('<new>', 'newer run id or folder')
     .action((oldRef: string, newRef: string) => {
+      checkRunRef('compare <old>', oldRef);
+      checkRunRef('compare <new>', newRef);
       const oldDir = resolveRunDir(oldRef);
       const newDir = resolveRunDir(newRef);
       const deltas = compareRuns(oldDir, newDir);
@@ -156,7 +170,9 @@ export function buildProgram(): Command {
       .option('--lab <file>', 'lab definition')
       .option('--name <lab>', 'local lab name (when the definition file is gone)'),
   ).action(async (opts: LabCliOptions & { name?: string }) => {
-    if (opts.name && !opts.lab) {
+    if (opts.name !== undefined && !opts.lab) {
+      checkCliName('--name', opts.name);
+      lockLab(opts.name);
       say(`tearing down local lab ${opts.name}`);
       for (const r of await localDown(opts.name)) say(`${r.host}: ${r.outcome}`);
       say(`lab ${opts.name} is down; its state directory is removed`);
@@ -188,6 +204,7 @@ export function buildProgram(): Command {
   ).action(async (opts: LabCliOptions & { keep?: boolean }) => {
     const loaded = await requireLab(opts);
     const aa = { ...loaded, lab: aaLab(loaded.lab) };
+    lockLab(aa.lab.name);
     const controller = installInterruptHandler(aa);
     const result = await upRunDown(aa, { keep: opts.keep, signal: controller.signal });
     if (!result.runDir) {
@@ -239,5 +256,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`layerlab: ${errorMessage(err)}\n`);
     return 1;
+  } finally {
+    releaseAllLocks();
   }
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeOwnedChild } from './util/owned-dir.js';
 
 /** The layerlab package itself (guest/, lab/scenarios/ are pushed from here). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -12,9 +13,27 @@ export function stateRoot(): string {
   return resolve(process.env.LAYERLAB_HOME ?? '.layerlab');
 }
 
+/** The folder that holds one folder per lab; the only place lab state is ever deleted from. */
+export function labsRoot(): string {
+  return join(stateRoot(), 'labs');
+}
+
 /** One lab's state: VMs, disks and keys (local), the saved inventory (aws), logs. */
 export function labStateDir(lab: string): string {
-  return join(stateRoot(), 'labs', lab);
+  return join(labsRoot(), lab);
+}
+
+/** Deletes one lab's state folder, and nothing that is not directly inside labsRoot(). */
+export function removeLabStateDir(lab: string): Promise<void> {
+  return removeOwnedChild(labsRoot(), lab);
+}
+
+/**
+ * Held while a command works on a lab (up, run, down, all, selftest, sweep).
+ * Beside the labs, not in a lab's folder: it outlives `down` deleting that folder.
+ */
+export function labLockPath(lab: string): string {
+  return join(stateRoot(), 'locks', `${lab}.lock`);
 }
 
 export function resultsRoot(): string {

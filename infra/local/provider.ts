@@ -11,6 +11,7 @@ import type { Inventory } from '../../lab/targets/types.js';
 const UP_MODULE = new URL('../../lab/commands/up.ts', import.meta.url).href;
 const LOAD_MODULE = new URL('../../lab/definition/load.ts', import.meta.url).href;
 const LOCAL_MODULE = new URL('../../lab/targets/local/local.ts', import.meta.url).href;
+const CONTEXT_MODULE = new URL('../../lab/commands/context.ts', import.meta.url).href;
 
 export interface LocalLabInputs {
   labFile: string;
@@ -23,19 +24,30 @@ export interface LocalLabOutputs extends LocalLabInputs {
   inventory: Inventory;
 }
 
+/** Runs `fn` holding the lab's lock, as the CLI does: a `layerlab up`/`down` at the same time gets exit 2. */
+async function withLabLock<T>(labName: string, fn: () => Promise<T>): Promise<T> {
+  const { lockLab } = (await import(CONTEXT_MODULE)) as typeof import('../../lab/commands/context.js');
+  const lock = lockLab(labName);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
 /** Boots and prepares the lab: the same `up` that `layerlab up` runs. */
 export async function createLocalLab(inputs: LocalLabInputs): Promise<LocalLabOutputs> {
   const { loadLabDefinition } = (await import(LOAD_MODULE)) as typeof import('../../lab/definition/load.js');
   const { up } = (await import(UP_MODULE)) as typeof import('../../lab/commands/up.js');
   const lab = await loadLabDefinition(inputs.labFile, { target: 'local' });
-  const inventory = await up(lab, inputs.labFile);
+  const inventory = await withLabLock(lab.name, () => up(lab, inputs.labFile));
   return { ...inputs, inventory };
 }
 
 /** Powers off and deletes the lab's VMs and disks: the same `localDown` as `layerlab down`. */
 export async function deleteLocalLab(labName: string): Promise<void> {
   const { localDown } = (await import(LOCAL_MODULE)) as typeof import('../../lab/targets/local/local.js');
-  await localDown(labName);
+  await withLabLock(labName, () => localDown(labName));
 }
 
 export const localLabProvider: pulumi.dynamic.ResourceProvider<LocalLabInputs, LocalLabOutputs> = {

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LabDefinition } from '../definition/schema.js';
 import { UserError } from '../errors.js';
@@ -8,13 +7,15 @@ import { PACKAGE_ROOT, resultsRoot } from '../paths.js';
 import { type Plan, makePlan } from '../plan/plan.js';
 import { Journal } from '../run/journal.js';
 import { say } from '../run/progress.js';
-import { createRunDir, runFiles } from '../run/run-dir.js';
+import { createRunDir, runFiles, runLockPath } from '../run/run-dir.js';
 import { type RunSummary, executeRun } from '../run/runner.js';
 import { readSamples, writeSamples } from '../run/trial.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { type Inventory, publicInventory } from '../targets/types.js';
 import { toolImageTag } from '../toolimages/toolimages.js';
 import { writeJson } from '../util/files.js';
+import { acquireLock } from '../util/lock.js';
+import { removeOwnedChild } from '../util/owned-dir.js';
 import { labLog } from './context.js';
 import { resolveRunDir } from './report.js';
 import { buildToolImages, driverFor, prepareHosts, toolImageNames } from './up.js';
@@ -84,6 +85,23 @@ export async function run(
 ): Promise<RunResult> {
   const inventory = await attachPrepared(lab, opts);
   const { runId, dir } = createRunDir(resultsRoot(), lab.name);
+  // A `run --resume` of this run while it is still going would interleave its journal.
+  const lock = acquireLock(runLockPath(dir), `run ${runId}`);
+  try {
+    return await runInto(lab, labFile, inventory, runId, dir, signal);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runInto(
+  lab: LabDefinition,
+  labFile: string,
+  inventory: Inventory,
+  runId: string,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<RunResult> {
   const files = runFiles(dir);
   const plan = makePlan(lab);
   const imageTags = await currentImageTags(lab);
@@ -128,6 +146,21 @@ export async function resumeRun(
 ): Promise<RunResult> {
   const dir = resolveRunDir(runRef);
   const runId = basename(dir);
+  const lock = acquireLock(runLockPath(dir), `run ${runId}`);
+  try {
+    return await resumeInto(lab, dir, runId, signal, opts);
+  } finally {
+    lock.release();
+  }
+}
+
+async function resumeInto(
+  lab: LabDefinition,
+  dir: string,
+  runId: string,
+  signal: AbortSignal | undefined,
+  opts: TargetOptions,
+): Promise<RunResult> {
   const files = runFiles(dir);
   const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as Record<string, unknown> & {
     lab: LabDefinition;
@@ -162,9 +195,8 @@ export async function resumeRun(
   // Samples of a trial count only once its journal line says done.
   const samples = readSamples(files.samples).filter((s) => done.has(s.trial));
   await writeSamples(files.samples, samples);
-  for (const trial of plan.trials)
-    if (!done.has(trial.id)) await rm(files.trialDir(trial.id), { recursive: true, force: true });
-  await rm(join(dir, 'trials', '.partial'), { recursive: true, force: true });
+  for (const trial of plan.trials) if (!done.has(trial.id)) await removeOwnedChild(join(dir, 'trials'), trial.id);
+  await removeOwnedChild(join(dir, 'trials'), '.partial');
 
   const inventory = await attachPrepared(lab, opts);
   await writeJson(files.manifest, {

@@ -3,6 +3,7 @@ import { say } from '../run/progress.js';
 import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
 import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
+import { LockHeldError } from '../util/lock.js';
 
 export interface SweepOptions {
   dryRun?: boolean;
@@ -25,6 +26,11 @@ export async function sweep(opts: SweepOptions): Promise<number> {
       await remove();
       say(`removed ${what}`);
     } catch (err) {
+      // Taken by another layerlab process since it was listed: its lab, not a leftover.
+      if (err instanceof LockHeldError) {
+        say(`skipped ${what}: ${err.message}`);
+        return;
+      }
       failures++;
       say(`could not remove ${what}: ${errorMessage(err)}`);
     }

@@ -1,14 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { NAME_RE } from '../definition/schema.js';
+import { makePrivateDir } from '../util/owned-dir.js';
 
 function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
 
-/** A new, never-before-used run folder: mkdir without `recursive` fails if it exists. */
+const RUN_ID_PARTS = /^(\d{8}-\d{6})-(.+)-([0-9a-f]{4})$/;
+
+/** `<yyyymmdd>-<hhmmss>-<lab name>-<4 hex>`, as createRunDir makes them; the lab name by the definitions' rule. */
+export function isRunId(id: string): boolean {
+  const parts = RUN_ID_PARTS.exec(id);
+  return !!parts?.[2] && NAME_RE.test(parts[2]);
+}
+
+/**
+ * A new, never-before-used run folder: mkdir without `recursive` fails if it
+ * exists. The results folder is created private (0700): runs hold files
+ * pulled from hosts layerlab does not trust.
+ */
 export function createRunDir(root: string, lab: string, now = new Date()): { runId: string; dir: string } {
-  mkdirSync(root, { recursive: true });
+  makePrivateDir(root);
   for (;;) {
     const runId = `${stamp(now)}-${lab}-${randomBytes(2).toString('hex')}`;
     const dir = join(root, runId);
@@ -20,6 +34,9 @@ export function createRunDir(root: string, lab: string, now = new Date()): { run
     }
   }
 }
+
+/** Held while a run folder is written (`run`, `run --resume`): one writer per journal. */
+export const runLockPath = (dir: string) => join(dir, 'run.lock');
 
 export const runFiles = (dir: string) => ({
   manifest: join(dir, 'manifest.json'),

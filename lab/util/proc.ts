@@ -49,14 +49,39 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** True when `pid` is alive and its command line mentions `marker` (guards against pid reuse). */
-export function isOurProcess(pid: number, marker: string): boolean {
-  if (!isAlive(pid)) return false;
+/**
+ * True when `dir` (or a file in it) is one of a command line's arguments, or
+ * the value of one (`--socket-path=<dir>/x`, `file=<dir>/x,if=none`). Whole
+ * path components only: `<dir>.log` and `<dir>2/` do not name `<dir>`.
+ */
+export function argvNames(argv: readonly string[], dir: string): boolean {
+  const names = (value: string) => value === dir || value.startsWith(`${dir}/`);
+  return argv.some((arg) => {
+    const values = [arg, ...arg.split(/[=:]/).slice(1)].flatMap((v) => v.split(/(?<!,),(?!,)/));
+    return values.some(names);
+  });
+}
+
+function commandLine(pid: number): string[] | undefined {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * True when `pid` is still the process layerlab started: its start time (in
+ * clock ticks since boot, /proc/<pid>/stat field 22) is the one recorded at
+ * launch, and its arguments name `marker` (a folder or file of that process).
+ * State written before start times were recorded has none: then the argument
+ * match alone decides.
+ */
+export function isOurProcess(pid: number, marker: string, startedAt?: string): boolean {
+  if (!isAlive(pid)) return false;
+  if (startedAt !== undefined && processStartTicks(pid) !== startedAt) return false;
+  const argv = commandLine(pid);
+  return !!argv && argvNames(argv, marker);
 }
 
 export function which(cmd: string): string | undefined {
@@ -79,7 +104,8 @@ export interface ProcessIdentity {
   startTicks: string;
 }
 
-function startTicks(pid: number): string | undefined {
+/** When `pid` started, in clock ticks since boot; undefined when it is not running. */
+export function processStartTicks(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 22; the command name (field 2) may contain spaces, so count after its ')'.
@@ -90,9 +116,9 @@ function startTicks(pid: number): string | undefined {
 }
 
 export function currentProcessIdentity(): ProcessIdentity {
-  return { pid: process.pid, startTicks: startTicks(process.pid) ?? '?' };
+  return { pid: process.pid, startTicks: processStartTicks(process.pid) ?? '?' };
 }
 
 export function isProcessAlive(identity: ProcessIdentity): boolean {
-  return isAlive(identity.pid) && startTicks(identity.pid) === identity.startTicks;
+  return isAlive(identity.pid) && processStartTicks(identity.pid) === identity.startTicks;
 }

@@ -82,11 +82,16 @@ export async function startVirtiofsd(dir: string): Promise<number> {
   return pid;
 }
 
-/** Stops a recorded virtiofsd — only while its command line still names this VM's socket. */
-export async function stopVirtiofsd(dir: string, pid: number): Promise<void> {
-  const marker = shareFiles(dir).socket;
-  if (!isOurProcess(pid, marker)) return;
+/** A recorded virtiofsd that is still the one started for this VM (start time, when recorded, and socket). */
+export function isOurVirtiofsd(dir: string, pid: number, startedAt?: string): boolean {
+  return isOurProcess(pid, shareFiles(dir).socket, startedAt);
+}
+
+/** Stops a recorded virtiofsd — only while it is still the one started for this VM. */
+export async function stopVirtiofsd(dir: string, pid: number, startedAt?: string): Promise<void> {
+  const ours = () => isOurVirtiofsd(dir, pid, startedAt);
+  if (!ours()) return;
   process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 50 && isOurProcess(pid, marker); i++) await sleep(100);
-  if (isOurProcess(pid, marker)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 50 && ours(); i++) await sleep(100);
+  if (ours()) process.kill(pid, 'SIGKILL');
 }

@@ -1,15 +1,16 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostDefinition, LabDefinition } from '../../definition/schema.js';
 import { LabError, errorMessage } from '../../errors.js';
+import { removeLabStateDir } from '../../paths.js';
 import { writeSecret } from '../../util/files.js';
 import type { HostLog } from '../../util/log.js';
+import { removeOwnedChild } from '../../util/owned-dir.js';
 import { freeLoopbackPort } from '../../util/ports.js';
-import { currentProcessIdentity, isOurProcess, runLocal } from '../../util/proc.js';
+import { currentProcessIdentity, isOurProcess, processStartTicks, runLocal } from '../../util/proc.js';
 import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
-import { shareFiles, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
+import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
 import { type Accel, DATA_DISK_DEVICE, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
 import { generateHostKeys, writeSeedDisk } from './seed.js';
@@ -48,7 +49,7 @@ function inventoryHost(state: LocalHostState): InventoryHost {
 
 /** A VM of this lab that is recorded and whose qemu is still running. */
 export function isRunning(state: LocalHostState | undefined): state is LocalHostState & { pid: number } {
-  return !!state?.pid && isOurProcess(state.pid, state.dir);
+  return !!state?.pid && isOurProcess(state.pid, state.dir, state.pidStart);
 }
 
 /** Boots one host's VM; its pid is in state.json before this returns. */
@@ -60,8 +61,9 @@ async function bootHost(
   accel: Accel,
   log: HostLog,
 ): Promise<LocalHostState> {
-  const dir = join(labStateDir(store.state.lab), 'hosts', host.name);
-  await rm(dir, { recursive: true, force: true });
+  const hostsDir = join(labStateDir(store.state.lab), 'hosts');
+  const dir = join(hostsDir, host.name);
+  await removeOwnedChild(hostsDir, host.name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   store.update(host.name, { name: host.name, profile: host.profile, dir, prepared: false });
   const files = vmFiles(dir);
@@ -80,7 +82,10 @@ async function bootHost(
   await truncate(files.data, host.diskGiB * 1024 ** 3);
 
   const hostshare = lab.mounts.includes('hostshare');
-  if (hostshare) store.update(host.name, { sharePid: await startVirtiofsd(dir) });
+  if (hostshare) {
+    const sharePid = await startVirtiofsd(dir);
+    store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
+  }
   let lastError: unknown;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freeLoopbackPort();
@@ -96,7 +101,9 @@ async function bootHost(
         accel,
       });
       log.line(`qemu started: pid ${pid}, ssh on 127.0.0.1:${port}, accel ${accel}`);
-      return store.update(host.name, { pid, port, accel, hostKey: keys.hostPublic.trim() });
+      // The start time is what later tells this qemu from a process that reuses its pid.
+      const pidStart = processStartTicks(pid);
+      return store.update(host.name, { pid, pidStart, port, accel, hostKey: keys.hostPublic.trim() });
     } catch (err) {
       // Another process may have taken the port between probe and bind.
       lastError = err;
@@ -160,8 +167,8 @@ export function localInventory(lab: LabDefinition): Inventory {
 
 /** Stops a host's VM, then its share daemon (which normally exits with the VM). */
 async function stopHost(host: LocalHostState, graceMs: number): Promise<DownReport['outcome']> {
-  const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs) : 'not-running';
-  if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid);
+  const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs, host.pidStart) : 'not-running';
+  if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid, host.sharePidStart);
   return outcome;
 }
 
@@ -173,20 +180,20 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
   const state = readLocalState(labName);
   const dir = labStateDir(labName);
   if (!state) {
-    if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
+    await removeLabStateDir(labName);
     return [];
   }
   const reports = await Promise.all(
     Object.values(state.hosts).map(async (host) => ({ host: host.name, outcome: await stopHost(host, graceMs) })),
   );
   const stillRunning = Object.values(state.hosts).filter(
-    (h) => (h.pid && isOurProcess(h.pid, h.dir)) || (h.sharePid && isOurProcess(h.sharePid, shareFiles(h.dir).socket)),
+    (h) => isRunning(h) || (h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart)),
   );
   if (stillRunning.length) {
     throw new LabError(
       `could not stop ${stillRunning.map((h) => `${h.name} (pid ${h.pid})`).join(', ')}; state kept in ${dir}`,
     );
   }
-  await rm(dir, { recursive: true, force: true });
+  await removeLabStateDir(labName);
   return reports;
 }

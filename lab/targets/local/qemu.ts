@@ -183,22 +183,25 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
 }
 
 /**
- * Power off, then kill — only the recorded pid, and only while its command
- * line still names this VM's directory (a recycled pid is left alone).
+ * Power off, then kill — only the recorded pid, and only while it is still
+ * the process started then (`startedAt`, when recorded) and its arguments
+ * name this VM's directory (a recycled pid is left alone).
  */
 export async function stopVm(
   dir: string,
   pid: number,
   graceMs: number,
+  startedAt?: string,
 ): Promise<'not-running' | 'powered-off' | 'killed'> {
-  if (!isOurProcess(pid, dir)) return 'not-running';
+  const ours = () => isOurProcess(pid, dir, startedAt);
+  if (!ours()) return 'not-running';
   if (graceMs > 0) {
     await sendMonitorCommand(vmFiles(dir).monitor, 'system_powerdown');
     if (await waitForExit(pid, graceMs)) return 'powered-off';
   }
-  if (isOurProcess(pid, dir)) process.kill(pid, 'SIGTERM');
+  if (ours()) process.kill(pid, 'SIGTERM');
   if (await waitForExit(pid, 5000)) return 'killed';
-  if (isOurProcess(pid, dir)) process.kill(pid, 'SIGKILL');
+  if (ours()) process.kill(pid, 'SIGKILL');
   await waitForExit(pid, 5000);
   return 'killed';
 }

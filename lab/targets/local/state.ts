@@ -13,8 +13,15 @@ export interface LocalHostState {
   profile: ProfileName;
   dir: string;
   pid?: number;
+  /**
+   * When qemu started (clock ticks since boot, /proc/<pid>/stat field 22):
+   * with the pid, what tells our VM from a process that got its pid later.
+   * Absent in state written before it was recorded.
+   */
+  pidStart?: string;
   /** virtiofsd serving the hostshare folder, when the lab uses that mount kind. */
   sharePid?: number;
+  sharePidStart?: string;
   port?: number;
   accel?: 'kvm' | 'tcg';
   hostKey?: string;

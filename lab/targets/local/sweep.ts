@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stateRoot } from '../../paths.js';
+import { labLockPath, labsRoot, removeLabStateDir } from '../../paths.js';
+import { lockHolder, withLock } from '../../util/lock.js';
 import { isProcessAlive } from '../../util/proc.js';
 import { isRunning, localDown } from './local.js';
 import { labStateDir, readLocalState } from './state.js';
@@ -16,12 +16,18 @@ export interface SweepFinding {
 /**
  * Local labs that nobody will tear down: VMs whose owning controller (`all`)
  * is gone, and disks or state of labs with no VM running. Labs made by `up`
- * with VMs running are kept: they are up on purpose until `down`.
+ * with VMs running are kept: they are up on purpose until `down`. A lab
+ * another layerlab process is working on (its lock is held) is never touched.
  */
 export function findLocalLeftovers(): SweepFinding[] {
-  const root = join(stateRoot(), 'labs');
+  const root = labsRoot();
   if (!existsSync(root)) return [];
   return readdirSync(root).flatMap((lab): SweepFinding[] => {
+    const holder = lockHolder(labLockPath(lab));
+    if (holder) {
+      const reason = `in use by pid ${holder.pid} since ${holder.since} (${holder.command}): skipped`;
+      return [{ lab, reason, remove: false }];
+    }
     const state = readLocalState(lab);
     if (!state) {
       if (existsSync(join(labStateDir(lab), 'aws'))) return []; // a cloud lab's saved inventory: the cloud sweep's
@@ -44,7 +50,10 @@ export function findLocalLeftovers(): SweepFinding[] {
   });
 }
 
+/** Removes one lab found by findLocalLeftovers, holding its lock (LockHeldError if it was taken since). */
 export async function removeLocalLeftover(lab: string): Promise<void> {
-  if (readLocalState(lab)) await localDown(lab);
-  else await rm(labStateDir(lab), { recursive: true, force: true });
+  await withLock(labLockPath(lab), `lab ${lab}`, async () => {
+    if (readLocalState(lab)) await localDown(lab);
+    else await removeLabStateDir(lab);
+  });
 }
