@@ -259,6 +259,8 @@ ll_set_aside_owner_setup() {
   # Every step copies or moves without overwriting: an attempt cut short is redone safely.
   ll_safe_dir "$LL_BACKUP"
   if [ "$was_active" = 1 ]; then touch "$LL_BACKUP/docker-was-active"; fi
+  # ll_docker_start enables docker at boot: whether the owner had is put back too.
+  if systemctl is-enabled --quiet docker.service 2>/dev/null; then touch "$LL_BACKUP/docker-was-enabled"; fi
   if [ -e "$LL_DAEMON_JSON" ]; then
     cp -p -- "$LL_DAEMON_JSON" "$LL_BACKUP/daemon.json"
   else
@@ -296,6 +298,11 @@ ll_restore_owner_setup() {
   # What is at /var/lib/docker now is layerlab's (the owner's was moved aside).
   rm -rf -- "$LL_DOCKER_DIR"
   if [ -e "$LL_BACKUP/docker" ]; then mv -T -- "$LL_BACKUP/docker" "$LL_DOCKER_DIR"; fi
+  if [ -f "$LL_BACKUP/docker-was-enabled" ]; then
+    systemctl enable --quiet docker.service
+  else
+    systemctl disable --quiet docker.service 2>/dev/null || true
+  fi
   if [ -f "$LL_BACKUP/docker-was-active" ]; then systemctl start docker.service; fi
   # The profile is no longer in place: all of layerlab's state goes.
   rm -rf -- "${LL_STATE:?}"

@@ -109,7 +109,7 @@ function inventoryEntries(inventory: Inventory) {
 const OWNER_DAEMON_JSON = '{ "bridge": "none", "iptables": false, "labels": ["owner=me"] }';
 
 /** What the owner of the machine would look at: Docker's config, state and contents. */
-const OWNER_STATE = `cat /etc/docker/daemon.json; systemctl is-active docker.service || true
+const OWNER_STATE = `cat /etc/docker/daemon.json; systemctl is-active docker.service || true; systemctl is-enabled docker.service || true
 mountpoint /var/lib/docker || true; grep /var/lib/docker /etc/fstab || true
 docker ps -a --format '{{.Names}} {{.Image}} {{.Status}}'; docker volume ls -q; docker image ls --format '{{.Repository}}:{{.Tag}}'`;
 

@@ -251,7 +251,9 @@ describe('finding 3: a static machine the lab does not own', () => {
     assert.match(readFileSync(join(host.dir, 'fstab'), 'utf8'), /^UUID=NEW-UUID /m, "layerlab's line in fstab");
     assert.doesNotMatch(readFileSync(join(host.dir, 'fstab'), 'utf8'), /UUID=owner/, "the owner's line is out");
 
+    const upCalls = host.log().length;
     const down = host.bash('ll_restore_owner_setup');
+    const downCalls = host.log().slice(upCalls);
     assert.equal(down.code, 0, down.stderr);
     assert.equal(readFileSync(join(host.dir, 'fstab'), 'utf8'), fakeFstab, 'fstab as it was');
     assert.equal(readFileSync(join(host.dir, 'etc-docker', 'daemon.json'), 'utf8'), daemon, 'daemon.json as it was');
@@ -260,7 +262,8 @@ describe('finding 3: a static machine the lab does not own', () => {
       'mine',
       "the owner's Docker data is back",
     );
-    assert.match(host.log(), /^systemctl start docker.service/m, 'docker started again, as it ran before');
+    assert.match(downCalls, /^systemctl start docker.service/m, 'docker started again, as it ran before');
+    assert.match(downCalls, /^systemctl enable --quiet docker.service/m, 'enabled at boot, as it was before');
     assert.ok(!existsSync(backup), 'the backup is consumed');
   });
 
