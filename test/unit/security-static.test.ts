@@ -234,13 +234,18 @@ describe('finding 3: a static machine the lab does not own', () => {
     const fakeFstab = fstab.replace('/var/lib/docker', join(host.dir, 'var-lib-docker'));
     writeFileSync(join(host.dir, 'fstab'), fakeFstab);
 
-    const up = host.bash(
-      'll_profile_begin overlay2-ext4; ll_mount_docker_disk ext4; ll_docker_start overlay2 "[]"; echo overlay2-ext4 > "$LL_STATE/profile"',
-      { LL_DATA_DISK: host.disk, LL_DEDICATED: '1' },
-    );
-    assert.equal(up.code, 0, up.stderr);
+    const begin = host.bash('ll_profile_begin overlay2-ext4', { LL_DATA_DISK: host.disk, LL_DEDICATED: '1' });
+    assert.equal(begin.code, 0, begin.stderr);
     assert.match(host.log(), /^wipefs -a -q /m, 'the data disk is wiped');
     const backup = join(host.dir, 'state', 'backup');
+    // Checked before the rest of the profile runs: 80ecdfe's versions of the
+    // next functions write the real /etc/fstab and /etc/docker/daemon.json.
+    assert.ok(existsSync(join(backup, 'complete')), 'the owner’s setup is set aside first');
+    const rest = host.bash(
+      'LL_DISK="$LL_DATA_DISK"; ll_mount_docker_disk ext4; ll_docker_start overlay2 "[]"; echo overlay2-ext4 > "$LL_STATE/profile"',
+      { LL_DATA_DISK: host.disk, LL_DEDICATED: '1' },
+    );
+    assert.equal(rest.code, 0, rest.stderr);
     assert.equal(
       readFileSync(join(backup, 'docker', 'volumes', 'owner-data', '_data', 'precious'), 'utf8'),
       'mine',
