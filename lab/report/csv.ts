@@ -1,8 +1,20 @@
 import { CORE_LABELS, type Sample, scenarioLabels } from '../run/trial.js';
 
+/** A plain decimal number: a spreadsheet reads it as a number, never as a formula. */
+const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** What makes a spreadsheet read a cell as a formula (OWASP CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One CSV cell. Labels can come from a guest (fio job names, parser output):
+ * a text cell that a spreadsheet would run as a formula gets a leading single
+ * quote inside a quoted field; numbers, negative ones included, stay numbers.
+ */
 function cell(value: unknown): string {
+  if (typeof value === 'number') return String(value);
   const s = value === undefined ? '' : String(value);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  if (FORMULA_START.test(s) && !PLAIN_NUMBER.test(s)) return `"'${s.replaceAll('"', '""')}"`;
+  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** samples.csv: one sample a row; core labels first, then every scenario label seen. */

@@ -1,13 +1,16 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { LabError } from '../errors.js';
 import { Journal, type JournalEntry } from '../run/journal.js';
 import { runFiles } from '../run/run-dir.js';
 import type { RunSummary } from '../run/runner.js';
-import { type Sample, readSamples } from '../run/trial.js';
+import { type Sample, readGuestJson, readSamples } from '../run/trial.js';
+import { printable } from '../util/safe-text.js';
 
+/** A host's env summary.json as text fields; `unreadable` ("<file>: <why>") when the guest's file was not usable. */
 export interface HostEnvSummary {
-  [key: string]: string;
+  unreadable?: string;
+  [key: string]: string | undefined;
 }
 
 /** Load and CPU steal around one trial, from its meta.json. */
@@ -28,8 +31,11 @@ function readNoise(dir: string, hostOf: (trial: string) => string): TrialNoise[]
   return readdirSync(trialsDir).flatMap((trial) => {
     const path = join(trialsDir, trial, 'meta.json');
     if (!existsSync(path)) return [];
-    const m = readJson<Record<string, string>>(path);
-    const load1 = (s: string | undefined) => Number((s ?? '').split(' ')[0]);
+    // An unreadable meta.json fails its trial (analyzeTrialDir says why); it has no noise figures.
+    const read = readGuestJson(path);
+    if ('problem' in read) return [];
+    const m = read.value;
+    const load1 = (s: unknown) => Number(String(s ?? '').split(' ')[0]);
     const ticks = Number(m.steal_ticks_after) - Number(m.steal_ticks_before);
     return [
       {
@@ -63,6 +69,8 @@ export interface RecordedLab {
   hosts: { name: string; profile: string }[];
   mounts: string[];
   scenarioMounts: Partial<Record<string, string[]>>;
+  /** Pairs the lab marked as the same by construction (A/A checks). */
+  equivalent: [string, string][];
 }
 
 export function recordedLab(run: LoadedRun): RecordedLab {
@@ -72,7 +80,18 @@ export function recordedLab(run: LoadedRun): RecordedLab {
     hosts: lab.hosts ?? [],
     mounts: lab.mounts ?? [],
     scenarioMounts: lab.scenarioMounts ?? {},
+    equivalent: lab.equivalent ?? [],
   };
+}
+
+/** A guest's env summary.json, each value as text; an unusable file is reported, not thrown. */
+function envSummary(path: string, shown: string): HostEnvSummary {
+  const read = readGuestJson(path);
+  // Shown in a Markdown table cell: a '|' from the parser's message must not split it.
+  if ('problem' in read) return { unreadable: `${shown}: ${read.problem}`.replaceAll('|', '\\|') };
+  return Object.fromEntries(
+    Object.entries(read.value).map(([key, v]) => [key, printable(typeof v === 'string' ? v : JSON.stringify(v))]),
+  );
 }
 
 function readJson<T>(path: string): T {
@@ -99,7 +118,7 @@ export function loadRun(
   if (existsSync(hostsDir)) {
     for (const host of readdirSync(hostsDir)) {
       const path = join(files.envDir(host), 'summary.json');
-      if (existsSync(path)) env.set(host, readJson<HostEnvSummary>(path));
+      if (existsSync(path)) env.set(host, envSummary(path, relative(dir, path)));
     }
   }
   return {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { quoted } from '../util/safe-text.js';
 
 /** What is on disk under a pulled folder: regular files by relative path, and anything else. */
 interface Listing {
@@ -46,7 +47,7 @@ export function unsafeManifestPath(path: string): string | undefined {
 /** Quoted for a message: a guest's path can hold anything, control characters included. */
 function shown(path: string): string {
   if (/^[\w ./+-]{1,200}$/.test(path)) return path;
-  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}...` : path);
+  return quoted(path.length > 200 ? `${path.slice(0, 200)}...` : path);
 }
 
 const LINE = /^([0-9a-f]{64}) (\d{1,15}) (.+)$/;

@@ -1,3 +1,4 @@
+import { printable } from '../util/safe-text.js';
 import { formatDuration } from '../util/time.js';
 
 /**
@@ -44,7 +45,7 @@ export class Progress {
   }
 
   start(host: string, trial: string): void {
-    const line = `${this.counts()} ${host}: ${trial}  elapsed ${formatDuration(this.now() - this.started)}  ETA ${this.eta()}`;
+    const line = `${this.counts()} ${printable(host)}: ${printable(trial)}  elapsed ${formatDuration(this.now() - this.started)}  ETA ${this.eta()}`;
     if (this.tty) process.stderr.write(`\r\x1b[2K${line}`);
     else process.stderr.write(`${line}\n`);
   }
@@ -56,10 +57,13 @@ export class Progress {
     this.doneExpected += expected;
     this.leftExpected = Math.max(0, this.leftExpected - expected);
     if (this.tty) process.stderr.write('\r\x1b[2K');
-    process.stderr.write(`${this.counts()} ${host}: ${trial} ${ok ? 'done' : 'FAILED'} ${detail}\n`);
+    // `detail` can quote a guest (its stderr, a parser's complaint): no escape sequences reach the terminal.
+    process.stderr.write(
+      `${this.counts()} ${printable(host)}: ${printable(trial)} ${ok ? 'done' : 'FAILED'} ${printable(detail)}\n`,
+    );
   }
 }
 
 export function say(message: string): void {
-  process.stderr.write(`layerlab: ${message}\n`);
+  process.stderr.write(`layerlab: ${printable(message)}\n`);
 }

@@ -9,6 +9,7 @@ import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import type { SshConnection } from '../ssh/transport.js';
 import { type NdjsonWarn, parseNdjson, writeFileAtomic } from '../util/files.js';
+import { printable } from '../util/safe-text.js';
 import { envCommand } from '../util/shell.js';
 import { checkManifest } from './manifest-check.js';
 import { say } from './progress.js';
@@ -77,6 +78,24 @@ export interface TrialMeta {
   clk_tck: string;
 }
 
+const META_KEYS = [
+  'start',
+  'end',
+  'exit_status',
+  'loadavg_before',
+  'loadavg_after',
+  'steal_ticks_before',
+  'steal_ticks_after',
+  'clk_tck',
+] as const;
+
+/** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
+function trialMeta(value: Record<string, unknown>): TrialMeta {
+  const text = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  const meta = Object.fromEntries(META_KEYS.map((key) => [key, text(value[key])]));
+  return meta as Record<(typeof META_KEYS)[number], string>;
+}
+
 export interface TrialOutcome {
   ok: boolean;
   samples: Sample[];
@@ -114,8 +133,12 @@ export function analyzeTrialDir(dir: string, trial: Trial, runId: string): Trial
   const failures: string[] = [];
   const metaPath = join(dir, 'meta.json');
   let meta: TrialMeta | undefined;
-  if (existsSync(metaPath)) meta = JSON.parse(readFileSync(metaPath, 'utf8')) as TrialMeta;
-  else failures.push('no meta.json from the guest');
+  if (existsSync(metaPath)) {
+    // The guest wrote it: unreadable JSON fails this trial, never the whole report.
+    const read = readGuestJson(metaPath);
+    if ('problem' in read) failures.push(`meta.json: unreadable: ${read.problem}`);
+    else meta = trialMeta(read.value);
+  } else failures.push('no meta.json from the guest');
   if (meta && meta.exit_status !== '0') {
     const stderr = readTail(join(dir, 'guest.stderr'));
     failures.push(`guest script exited with ${meta.exit_status}${stderr ? `: ${stderr}` : ''}`);
@@ -125,7 +148,9 @@ export function analyzeTrialDir(dir: string, trial: Trial, runId: string): Trial
   if (existsSync(rawPath)) parsed = scenario.parse(readFileSync(rawPath, 'utf8'));
   else failures.push(`no ${scenario.rawFile} in the trial output`);
   failures.push(...parsed.failures);
-  const timestamp = meta ? new Date(Number(meta.end) * 1000).toISOString() : new Date().toISOString();
+  const end = meta?.end ? Number(meta.end) : Number.NaN;
+  if (meta && !Number.isFinite(end)) failures.push(`meta.json: end ${JSON.stringify(meta.end)} is not a time`);
+  const timestamp = new Date(Number.isFinite(end) ? end * 1000 : Date.now()).toISOString();
   const samples: Sample[] = parsed.values.map((v) => ({
     run: runId,
     host: trial.host,
@@ -140,15 +165,31 @@ export function analyzeTrialDir(dir: string, trial: Trial, runId: string): Trial
     timestamp,
     ...v.labels,
   }));
-  const guestSeconds = meta ? Number(meta.end) - Number(meta.start) : undefined;
+  const seconds = Number(meta?.end) - Number(meta?.start);
+  const guestSeconds = Number.isFinite(seconds) ? seconds : undefined;
   // A trial with any failure contributes no samples: half a measurement is not one.
   const ok = failures.length === 0;
   return { ok, samples: ok ? samples : [], failures, guestSeconds };
 }
 
+/**
+ * A JSON object a guest wrote, or why it cannot be used: a guest can send any
+ * bytes, and one bad file must fail only what it belongs to.
+ */
+export function readGuestJson(path: string): { value: Record<string, unknown> } | { problem: string } {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return { value: value as Record<string, unknown> };
+    return { problem: `not a JSON object (${Array.isArray(value) ? 'an array' : typeof value})` };
+  } catch (err) {
+    return { problem: printable(err instanceof Error ? err.message : String(err)) };
+  }
+}
+
 function readTail(path: string): string {
   if (!existsSync(path)) return '';
-  return readFileSync(path, 'utf8').trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+  // Quoted in failure reasons, which reach the terminal: no escape sequences.
+  return printable(readFileSync(path, 'utf8')).trim().split('\n').slice(-3).join(' | ').slice(0, 500);
 }
 
 /** Runs a trial on its host; its output folder comes back on stdout as one tar stream. */

@@ -4,13 +4,14 @@ import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
+import { quoted } from '../util/safe-text.js';
 
 /** Why a member of a pulled archive is refused, or undefined when it is fine. */
 export function unsafeMemberReason(path: string, type: string): string | undefined {
-  if (isAbsolute(path) || /^[a-zA-Z]:/.test(path)) return `absolute path ${JSON.stringify(path)}`;
-  if (path.split(/[\\/]/).includes('..')) return `path with ".." ${JSON.stringify(path)}`;
+  if (isAbsolute(path) || /^[a-zA-Z]:/.test(path)) return `absolute path ${quoted(path)}`;
+  if (path.split(/[\\/]/).includes('..')) return `path with ".." ${quoted(path)}`;
   if (type !== 'File' && type !== 'Directory' && type !== 'OldFile' && type !== 'ContiguousFile') {
-    return `${type} entry ${JSON.stringify(path)} (only files and directories are accepted)`;
+    return `${type} entry ${quoted(path)} (only files and directories are accepted)`;
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import ssh2, { type Client, type ClientChannel, type ConnectConfig } from 'ssh2'
 import * as tar from 'tar';
 import { LabError } from '../errors.js';
 import type { HostLog } from '../util/log.js';
+import { printable } from '../util/safe-text.js';
 import { shellQuote } from '../util/shell.js';
 import { sleep } from '../util/time.js';
 import { waitForBanner } from './banner.js';
@@ -38,6 +39,11 @@ export interface ExecResult {
 }
 
 const MAX_COLLECTED = 16 * 1024 * 1024;
+
+/** The last lines of a guest's stderr for an error message, stripped of escape sequences (it reaches a terminal). */
+export function stderrTail(stderr: string): string {
+  return printable(stderr).trim().split('\n').slice(-5).join('\n    ');
+}
 
 /** The base64 key blob of an OpenSSH public-key line. */
 export function hostKeyBlob(line: string): Buffer {
@@ -209,7 +215,7 @@ export class SshConnection {
   async run(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const result = await this.exec(command, options);
     if (result.code !== 0) {
-      const tail = result.stderr.trim().split('\n').slice(-5).join('\n    ');
+      const tail = stderrTail(result.stderr);
       throw new LabError(
         `command failed (exit ${result.code ?? result.signal}): ${command}${tail ? `\n    ${tail}` : ''}`,
         { host: this.endpoint.name },
@@ -260,7 +266,7 @@ export class SshConnection {
     if (result.code !== 0) {
       sink.destroy();
       await extracting.catch(() => undefined);
-      const tail = result.stderr.trim().split('\n').slice(-5).join('\n    ');
+      const tail = stderrTail(result.stderr);
       throw new LabError(
         `command failed (exit ${result.code ?? result.signal}): ${command}${tail ? `\n    ${tail}` : ''}`,
         {

@@ -1,5 +1,6 @@
 import { type WriteStream, createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { printable } from './safe-text.js';
 
 /**
  * An append-only text log for one host (commands and their streamed output).
@@ -17,13 +18,16 @@ export class HostLog {
     // Events of a connection can outlive its log (ssh2 reports a close after
     // we ended it): a late line is dropped, never a crash of the controller.
     if (this.stream.writableEnded) return;
-    this.stream.write(`${new Date().toISOString()} ${text}\n`);
+    this.stream.write(`${new Date().toISOString()} ${printable(text)}\n`);
   }
 
-  /** Raw output chunks, prefixed per line so interleaved stdout/stderr stay readable. */
+  /**
+   * Output chunks, prefixed per line so interleaved stdout/stderr stay readable.
+   * Guest output is stripped of escape sequences: people read this file with cat and tail -f.
+   */
   output(prefix: string, chunk: Buffer | string): void {
     if (this.stream.writableEnded) return;
-    const text = chunk.toString();
+    const text = printable(chunk.toString().replaceAll('\r\n', '\n'));
     for (const l of text.split('\n')) if (l.length) this.stream.write(`${prefix} ${l}\n`);
   }
 

@@ -19,8 +19,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import type { Trial } from '../../lab/plan/plan.ts';
+import { loadRun } from '../../lab/report/load-run.ts';
+import { renderMarkdown } from '../../lab/report/markdown.ts';
 import { checkManifest } from '../../lab/run/manifest-check.ts';
+import { analyzeTrialDir } from '../../lab/run/trial.ts';
 import { extractSafely } from '../../lab/ssh/safe-tar.ts';
+import { writeRun } from './run-fixture.ts';
 
 const LIB = resolve(import.meta.dirname, '..', '..', 'guest', 'lib.sh');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-security-'));
@@ -147,5 +153,57 @@ describe('finding 4: MANIFEST paths stay inside the pulled folder', () => {
     const dir = guestFolder('size', { 'fio.json': '{}' });
     writeFileSync(join(dir, 'MANIFEST'), `${'0'.repeat(64)} 99999999999 fio.json\n`);
     assert.deepEqual(await checkManifest(dir), ['fio.json: 2 bytes, the guest wrote 99999999999']);
+  });
+});
+
+describe('finding 10: one malformed guest JSON fails only what it belongs to', () => {
+  const trial: Trial = {
+    id: 'r1-xfs-fio-layer',
+    host: 'xfs',
+    profile: 'overlay2-xfs',
+    scenario: 'fio',
+    mount: 'layer',
+    rep: 1,
+  };
+
+  it('a torn meta.json fails its trial, naming the file', () => {
+    const dir = join(work, 'bad-meta-trial');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'meta.json'), '{"start": "1');
+    const outcome = analyzeTrialDir(dir, trial, 'r-demo');
+    assert.equal(outcome.ok, false, 'the trial failed');
+    assert.ok(
+      outcome.failures.some((f) => f.startsWith('meta.json: unreadable: ')),
+      `the reason names meta.json: ${outcome.failures.join('; ')}`,
+    );
+  });
+
+  it('a meta.json whose times are not numbers fails its trial instead of throwing', () => {
+    const dir = join(work, 'odd-meta-trial');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'meta.json'), '{"start": "x", "end": "soon", "exit_status": "0"}');
+    const outcome = analyzeTrialDir(dir, trial, 'r-demo');
+    assert.equal(outcome.ok, false, 'the trial failed');
+    assert.ok(
+      outcome.failures.some((f) => f.startsWith('meta.json: end "soon" is not a time')),
+      `the reason names the field: ${outcome.failures.join('; ')}`,
+    );
+  });
+
+  it('the report still renders: the bad trial among failed trials, the bad env summary as unreadable', () => {
+    const dir = join(work, 'runs', 'r-demo');
+    writeRun(dir);
+    writeFileSync(join(dir, 'trials', trial.id, 'meta.json'), '{"start": "1');
+    // A control character the guest did not escape (seen with a \x01 in a CPU model).
+    writeFileSync(join(dir, 'hosts', 'xfs', 'env', 'summary.json'), '{"kernel": "6.1", "cpu": "Xeon\x01"}');
+    const outcome = analyzeTrialDir(join(dir, 'trials', trial.id), trial, 'r-demo');
+    const run = loadRun(dir, new Map([[trial.id, { host: 'xfs', reason: outcome.failures.join('; ') }]]));
+    const md = renderMarkdown(run, analyzeRun(run));
+    assert.match(
+      md,
+      /\| r1-xfs-fio-layer \| xfs \| re-parse: meta\.json: unreadable: /,
+      'the trial is listed as failed',
+    );
+    assert.match(md, /\| xfs \| unreadable: hosts\/xfs\/env\/summary\.json: /, 'the env row says unreadable');
   });
 });
