@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Stack } from '@pulumi/pulumi/automation/index.js';
 import { sshSources } from '../../../infra/aws/ssh-cidrs.js';
 import type { LabDefinition } from '../../definition/schema.js';
 import { LabError, UserError } from '../../errors.js';
-import { PACKAGE_ROOT, labStateDir } from '../../paths.js';
+import { PACKAGE_ROOT, labStateDir, removeLabStateDir } from '../../paths.js';
 import { hostKeyBlob } from '../../ssh/transport.js';
 import { writeFileAtomic, writeSecret } from '../../util/files.js';
 import { type ProvisionHooks, type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
@@ -212,7 +211,7 @@ export const awsDriver: TargetDriver = {
       await stack.destroy({ onOutput: (out) => process.stderr.write(out) });
       await stack.workspace.removeStack(name);
     }
-    await rm(labStateDir(lab.name), { recursive: true, force: true });
+    await removeLabStateDir(lab.name);
     return [{ host: '*', outcome: stack ? `stack ${name} destroyed and removed` : 'nothing to destroy' }];
   },
   stateHint(lab) {
