@@ -1,8 +1,9 @@
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import * as tar from 'tar';
 import { writeSecret } from '../../util/files.js';
+import { removeOwnedChild } from '../../util/owned-dir.js';
 
 export interface HostKeys {
   /** Operator's key to log in (private, OpenSSH format). */
@@ -31,7 +32,7 @@ export function generateHostKeys(comment: string): HostKeys {
  */
 export async function writeSeedDisk(hostDir: string, hostname: string, keys: HostKeys): Promise<string> {
   const staging = join(hostDir, 'seed');
-  await rm(staging, { recursive: true, force: true });
+  await removeOwnedChild(hostDir, 'seed');
   await mkdir(join(staging, 'etc', 'ssh'), { recursive: true });
   await mkdir(join(staging, 'root', '.ssh'), { recursive: true, mode: 0o700 });
   await writeSecret(join(staging, 'etc', 'ssh', 'ssh_host_ed25519_key'), `${keys.hostPrivate.trim()}\n`);
@@ -44,6 +45,6 @@ export async function writeSeedDisk(hostDir: string, hostname: string, keys: Hos
   await tar.c({ cwd: staging, file: seed, portable: true }, ['etc', 'root']);
   await chmod(seed, 0o600);
   // The host private key now lives only inside seed.tar (0600) and the VM.
-  await rm(staging, { recursive: true, force: true });
+  await removeOwnedChild(hostDir, 'seed');
   return seed;
 }
