@@ -1,4 +1,4 @@
-import { type ShiftInterval, rankSumP, runsNeeded, shiftEstimate, smallestP } from './rank-test.js';
+import { type ShiftInterval, mannWhitneyU, rankSumP, runsNeeded, shiftEstimate, smallestP } from './rank-test.js';
 import { describe } from './stats.js';
 
 /** Per-comparison level, and the false-discovery rate a report's family is controlled at. */
@@ -28,6 +28,8 @@ export interface Comparison {
   hi90?: number;
   /** Exact two-sided rank-sum p-value of this comparison alone. */
   p?: number;
+  /** A tends above B (U > m·n/2): the direction, read from the test itself (the ratio can be 1 with ties). */
+  aAbove?: boolean;
   /** p adjusted over the report's family (Benjamini–Hochberg); the verdict reads this. */
   q?: number;
   /** How many comparisons the family held (1 for a comparison on its own). */
@@ -40,7 +42,8 @@ export interface Comparison {
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 const num = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '∞');
-export const pValue = (p: number) => (p < 0.001 ? '< 0.001' : p < 0.01 ? p.toFixed(3) : p.toFixed(2));
+/** Three decimals below 0.1, so 0.0499 and 0.0504 do not both read "0.05". */
+export const pValue = (p: number) => (p < 0.001 ? '< 0.001' : p < 0.1 ? p.toFixed(3) : p.toFixed(2));
 
 /** Coefficient of variation, robust: IQR/1.349 as sigma over the median. */
 function robustCv(values: readonly number[]): number {
@@ -76,6 +79,7 @@ export function testPair(a: readonly number[], b: readonly number[]): Comparison
     lo90: Math.exp(ci90.lo),
     hi90: Math.exp(ci90.hi),
     p: rankSumP(logA, logB),
+    aAbove: mannWhitneyU(logA, logB) > (a.length * b.length) / 2,
     minDetectable,
     verdict: 'no-difference',
     text: '',
@@ -100,23 +104,26 @@ export function decide(
   if (c.verdict === 'undefined' || c.ratio === undefined || c.p === undefined) return c;
   const ratioText = `ratio ${num(c.ratio)}`;
   if (!canClaim(c) || q === undefined) {
-    const need = MIN_RUNS;
     return {
       ...c,
       q: undefined,
       family,
       verdict: 'not-enough-runs',
-      text: `${c.nA} vs ${c.nB} runs cannot show a difference at 95% (smallest possible p ${pValue(smallestP(c.nA, c.nB))}; ${need} per side can) — ${ratioText}`,
+      text: `${c.nA} vs ${c.nB} runs cannot show a difference at 95% (smallest possible p ${pValue(smallestP(c.nA, c.nB))}; ${MIN_RUNS} per side can on their own, 5 or more among a report's many comparisons) — ${ratioText}`,
     };
   }
-  const stats = `${ratioText}, CI ${num(c.lo as number)}–${num(c.hi as number)}, p ${pValue(c.p)}${family > 1 ? `, q ${pValue(q)}` : ''}`;
-  if (q > ALPHA) {
-    const reason = c.p <= ALPHA ? ` once the report's ${family} comparisons are controlled` : '';
+  const lo = c.lo as number;
+  const hi = c.hi as number;
+  const stats = `${ratioText}, CI ${num(lo)}–${num(hi)}, p ${pValue(c.p)}${family > 1 ? `, q ${pValue(q)}` : ''}`;
+  // With ties the interval (untied cut counts) can touch 1 while the tied test rejects: claim only when both agree.
+  const intervalExcludesOne = lo > 1 || hi < 1;
+  if (q > ALPHA || !intervalExcludesOne) {
+    const reason = c.p <= ALPHA && q > ALPHA ? ` once the report's ${family} comparisons are controlled` : '';
     return { ...c, q, family, verdict: 'no-difference', text: `no consistent difference${reason} (${stats})` };
   }
-  const higher = c.ratio > 1;
+  const higher = c.aAbove === true;
   const aBetter = higher === (better === 'higher');
-  const size = higher ? c.ratio - 1 : 1 - c.ratio;
+  const size = Math.abs(c.ratio - 1);
   return {
     ...c,
     q,

@@ -187,7 +187,8 @@ function cutCount(m: number, n: number, level: number): number {
   const tail = (1 - level) / 2;
   if (m + n > EXACT_LIMIT) {
     const z = inverseNormalUpper(tail);
-    return Math.max(0, Math.floor((m * n) / 2 - z * Math.sqrt((m * n * (m + n + 1)) / 12)));
+    // The same continuity correction as normalP, so the interval and the test agree.
+    return Math.max(0, Math.floor((m * n) / 2 + 0.5 - z * Math.sqrt((m * n * (m + n + 1)) / 12)));
   }
   const dist = uDistribution(m, n);
   let k = 0;

@@ -101,7 +101,7 @@ describe('verdicts', () => {
     assert.equal(c.verdict, 'not-enough-runs');
     assert.match(
       c.text,
-      /^3 vs 3 runs cannot show a difference at 95% \(smallest possible p 0\.10; 4 per side can\) — ratio 1\.98$/,
+      /^3 vs 3 runs cannot show a difference at 95% \(smallest possible p 0\.10; 4 per side can on their own, 5 or more among a report's many comparisons\) — ratio 1\.98$/,
     );
   });
 
@@ -114,6 +114,20 @@ describe('verdicts', () => {
     const latency = compare(fast, slow, 'lower');
     assert.equal(latency.verdict, 'b-better', 'higher latency is worse');
     assert.match(latency.text, /higher — worse/);
+  });
+
+  it('with ties the direction comes from the test, not from a ratio of exactly 1', () => {
+    // A >= B everywhere; the typical pairwise ratio is 1 because most pairs tie.
+    const a = Array.from({ length: 20 }, () => 100);
+    const b = [...Array.from({ length: 12 }, () => 100), ...Array.from({ length: 8 }, () => 50)];
+    const higher = compare(a, b, 'higher');
+    assert.notEqual(higher.verdict, 'b-better', higher.text);
+    assert.notEqual(compare(a, b, 'lower').verdict, 'a-better', 'lower is better: A is not better');
+  });
+
+  it('p reads with three decimals below 0.1 (0.0499 and 0.0504 are not both "0.05")', () => {
+    const c = compare([1, 2, 3, 4, 5, 6, 7, 8], [5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5, 12.5], 'higher');
+    assert.match(c.text, /p 0\.\d\d\d\)/);
   });
 
   it('overlapping noise is "no consistent difference"', () => {
