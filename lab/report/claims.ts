@@ -169,7 +169,7 @@ function noMountGap(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Clai
       (r.result.verdict === 'a-better' || r.result.verdict === 'b-better') &&
       ((r.result.lo ?? 0) > 1 + margin || (r.result.hi ?? Number.POSITIVE_INFINITY) < 1 / (1 + margin)),
   );
-  const claim = `no fio throughput gap larger than ±${(margin * 100).toFixed(0)}% between a named volume, a bind mount and the container layer on the same disk (seed: no clear gap)`;
+  const claim = `no fio throughput gap larger than ±${(margin * 100).toFixed(0)}% (ratio ${(1 / (1 + margin)).toFixed(2)}–${(1 + margin).toFixed(2)}) between a named volume, a bind mount and the container layer on the same disk (seed: no clear gap)`;
   const widest = rows.reduce(
     (w, r) => {
       const width = Math.max(
