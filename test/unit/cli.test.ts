@@ -46,7 +46,7 @@ describe('CLI', () => {
   it('validate accepts labs/quick.yaml', () => {
     const r = layerlab('validate', resolve(import.meta.dirname, '..', '..', 'labs', 'quick.yaml'));
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /ok: .*lab quick, 2 host\(s\), 18 trials \(serial\)/);
+    assert.match(r.stdout, /ok: .*lab quick, 2 host\(s\), 30 trials \(serial\)/);
   });
 
   it('every ready lab in labs/ validates', () => {
