@@ -27,6 +27,7 @@ import { say } from './run/progress.js';
 import { localDown } from './targets/local/local.js';
 import { labStateDir } from './targets/local/state.js';
 import { releaseAllLocks } from './util/lock.js';
+import { printable } from './util/safe-text.js';
 
 /**
  * Ctrl-C / SIGTERM: the first asks the run to stop after the current trial
@@ -251,10 +252,11 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? 0 : 2;
     }
     if (err instanceof UserError) {
-      process.stderr.write(`layerlab: ${err.message}\n`);
+      process.stderr.write(`layerlab: ${printable(err.message)}\n`);
       return 2;
     }
-    process.stderr.write(`layerlab: ${errorMessage(err)}\n`);
+    // Messages can carry text that came from a host: no escape sequence reaches the terminal.
+    process.stderr.write(`layerlab: ${printable(errorMessage(err))}\n`);
     return 1;
   } finally {
     releaseAllLocks();
