@@ -167,7 +167,13 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
         }
         try {
           const localDir = files.trialDir(trial.id);
-          await executeTrial(conn, trialEnv(trial, ctx.lab, ctx.imageTags), localDir, timeoutMs);
+          // LL_RUN labels what the trial creates in Docker (layerlab.run=<run-id>) beside the lab label.
+          await executeTrial(
+            conn,
+            { ...trialEnv(trial, ctx.lab, ctx.imageTags), LL_RUN: ctx.runId },
+            localDir,
+            timeoutMs,
+          );
           const outcome = analyzeTrialDir(localDir, trial, ctx.runId);
           failures = outcome.failures;
           guestSeconds = outcome.guestSeconds;
