@@ -545,7 +545,8 @@ describe('finding 11: EBS encrypted, no host key in user data, the key pinned fr
     const { connectHost } = await import('../../lab/ssh/connect.ts');
     const { HostLog } = await import('../../lab/util/log.ts');
     // A stand-in sshd on 127.0.0.1 with its own host key, accepting any client key.
-    const real = ssh2.utils.generateKeyPairSync('ed25519');
+    const { readableKeyPair } = await import('../../lab/targets/local/seed.ts');
+    const real = readableKeyPair('stand-in');
     const server = new ssh2.Server({ hostKeys: [real.private] }, (client) => {
       client.on('authentication', (ctx) => ctx.accept());
       client.on('error', () => {});
@@ -565,7 +566,7 @@ describe('finding 11: EBS encrypted, no host key in user data, the key pinned fr
       });
       const outputs = (instanceId: string) => ({
         inventory: { value: { target: 'aws', hosts: [stackHost(instanceId)] } },
-        sshPrivateKey: { value: ssh2.utils.generateKeyPairSync('ed25519').private },
+        sshPrivateKey: { value: readableKeyPair('operator').private },
       });
       const log = new HostLog(join(work, 'ssh.log'));
       const deadline = () => Date.now() + 10_000;
