@@ -25,6 +25,23 @@ function tableRow(line: string, cell: 'td' | 'th'): string {
  * The subset of Markdown report.md uses (headings, tables, paragraphs, code
  * spans, bold), so report.html shows exactly the same tables as report.md.
  */
+/** "- item" or "  - sub-item": the report's lists (seed claims and their evidence) are two levels deep. */
+const LIST_ITEM = /^( {2})?- /;
+
+function listHtml(items: readonly string[]): string {
+  let html = '<ul>';
+  let nested = false;
+  for (const item of items) {
+    const sub = item.startsWith('  ');
+    const text = `<li>${inline(item.replace(LIST_ITEM, ''))}`;
+    if (sub && !nested) html += `<ul>${text}</li>`;
+    else if (!sub && nested) html += `</ul></li>${text}`;
+    else html += sub ? `${text}</li>` : `${html.endsWith('<ul>') ? '' : '</li>'}${text}`;
+    nested = sub;
+  }
+  return `${html}${nested ? '</ul></li>' : '</li>'}</ul>`;
+}
+
 export function markdownToHtml(md: string): string {
   const out: string[] = [];
   const lines = md.split('\n');
@@ -39,9 +56,14 @@ export function markdownToHtml(md: string): string {
       i++; // separator row
       while (lines[i + 1]?.startsWith('|')) rows.push(tableRow(lines[++i] as string, 'td'));
       out.push(`<div class="table"><table>${rows.join('')}</table></div>`);
+    } else if (LIST_ITEM.test(line)) {
+      const items = [line];
+      while (LIST_ITEM.test(lines[i + 1] ?? '')) items.push(lines[++i] as string);
+      out.push(listHtml(items));
     } else if (line.trim()) {
       const para = [line];
-      while (lines[i + 1]?.trim() && !/^(#|\|)/.test(lines[i + 1] as string)) para.push(lines[++i] as string);
+      while (lines[i + 1]?.trim() && !/^(#|\|)/.test(lines[i + 1] as string) && !LIST_ITEM.test(lines[i + 1] as string))
+        para.push(lines[++i] as string);
       out.push(`<p>${inline(para.join(' '))}</p>`);
     }
   }

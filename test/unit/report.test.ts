@@ -162,6 +162,16 @@ describe('report.html', () => {
   );
 });
 
+describe('Markdown to HTML', () => {
+  it('renders the seed claims and their evidence as a two-level list, not one paragraph', async () => {
+    const { markdownToHtml } = await import('../../lab/report/html.ts');
+    assert.equal(
+      markdownToHtml('intro\n\n- **a** one\n  - e1\n  - e2\n- b two\n- c\n  - e3\n\nafter'),
+      '<p>intro</p>\n<ul><li><strong>a</strong> one<ul><li>e1</li><li>e2</li></ul></li><li>b two</li><li>c<ul><li>e3</li></ul></li></ul>\n<p>after</p>',
+    );
+  });
+});
+
 describe('compare two runs', () => {
   it('flags a regression only where the new run is consistently worse', async () => {
     const { compareRuns, formatDeltas } = await import('../../lab/commands/compare.ts');
