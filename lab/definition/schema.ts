@@ -145,7 +145,7 @@ export const labSchema = z
         .object({
           min: z.number().int().min(1).max(1000),
           max: z.number().int().min(1).max(1000),
-          /** Width (hi − lo) of the 95% interval of every ratio of medians to reach, e.g. 0.1. */
+          /** Width (hi − lo) of the 95% interval of every typical ratio to reach, e.g. 0.1. */
           targetCiWidth: z.number().gt(0).max(10).optional(),
           budgetMinutes: z
             .number()
