@@ -36,6 +36,9 @@ export function labLockPath(lab: string): string {
   return join(stateRoot(), 'locks', `${lab}.lock`);
 }
 
+/** How a lab's lock is named to another layerlab process that finds it held. */
+export const labLockWhat = (lab: string) => `lab ${lab}`;
+
 export function resultsRoot(): string {
   return resolve(process.env.LAYERLAB_RESULTS ?? 'results');
 }

@@ -26,13 +26,8 @@ export interface LocalLabOutputs extends LocalLabInputs {
 
 /** Runs `fn` holding the lab's lock, as the CLI does: a `layerlab up`/`down` at the same time gets exit 2. */
 async function withLabLock<T>(labName: string, fn: () => Promise<T>): Promise<T> {
-  const { lockLab } = (await import(CONTEXT_MODULE)) as typeof import('../../lab/commands/context.js');
-  const lock = lockLab(labName);
-  try {
-    return await fn();
-  } finally {
-    lock.release();
-  }
+  const context = (await import(CONTEXT_MODULE)) as typeof import('../../lab/commands/context.js');
+  return context.withLabLock(labName, fn);
 }
 
 /** Boots and prepares the lab: the same `up` that `layerlab up` runs. */

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { loadLabDefinition } from '../definition/load.js';
 import { type LabDefinition, NAME_RE } from '../definition/schema.js';
 import { UserError } from '../errors.js';
-import { labLockPath, labStateDir } from '../paths.js';
+import { labLockPath, labLockWhat, labStateDir } from '../paths.js';
 import { isRunId } from '../run/run-dir.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { TARGET_DRIVERS } from '../targets/index.js';
-import { type Lock, acquireLock, assertNotHeld } from '../util/lock.js';
+import { type Lock, acquireLock, assertNotHeld, withLock } from '../util/lock.js';
 import { HostLog } from '../util/log.js';
 
 /**
@@ -36,12 +36,14 @@ export function checkRunRef(option: string, ref: string): string {
   );
 }
 
-/** What another layerlab process is told when this one holds a lab. */
-const labWhat = (lab: string) => `lab ${lab}`;
-
 /** Takes the lab's lock (exit 2 naming the holder when another process has it); released on exit. */
 export function lockLab(lab: string): Lock {
-  return acquireLock(labLockPath(lab), labWhat(lab));
+  return acquireLock(labLockPath(lab), labLockWhat(lab));
+}
+
+/** Runs `fn` holding the lab's lock, released however `fn` ends. */
+export function withLabLock<T>(lab: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(labLockPath(lab), labLockWhat(lab), fn);
 }
 
 /** The options every command that touches hosts takes. */
@@ -76,7 +78,7 @@ export async function requireLab(opts: LabCliOptions): Promise<LoadedLab> {
   const targetOptions: TargetOptions = { inventoryFile: opts.inventory, stack: opts.stack, sshCidrs: opts.sshCidr };
   // A lab in use is refused before the (possibly slow) preflight; the lock is
   // taken after it, so that input refused by preflight leaves no state behind.
-  assertNotHeld(labLockPath(lab.name), labWhat(lab.name));
+  assertNotHeld(labLockPath(lab.name), labLockWhat(lab.name));
   await TARGET_DRIVERS[lab.target.kind].preflight(lab, targetOptions);
   lockLab(lab.name);
   return { lab, file, targetOptions };

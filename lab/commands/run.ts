@@ -14,7 +14,7 @@ import type { TargetOptions } from '../targets/driver.js';
 import { type Inventory, publicInventory } from '../targets/types.js';
 import { toolImageTag } from '../toolimages/toolimages.js';
 import { writeJson } from '../util/files.js';
-import { acquireLock } from '../util/lock.js';
+import { withLock } from '../util/lock.js';
 import { removeOwnedChild } from '../util/owned-dir.js';
 import { labLog } from './context.js';
 import { resolveRunDir } from './report.js';
@@ -86,12 +86,7 @@ export async function run(
   const inventory = await attachPrepared(lab, opts);
   const { runId, dir } = createRunDir(resultsRoot(), lab.name);
   // A `run --resume` of this run while it is still going would interleave its journal.
-  const lock = acquireLock(runLockPath(dir), `run ${runId}`);
-  try {
-    return await runInto(lab, labFile, inventory, runId, dir, signal);
-  } finally {
-    lock.release();
-  }
+  return withLock(runLockPath(dir), `run ${runId}`, () => runInto(lab, labFile, inventory, runId, dir, signal));
 }
 
 async function runInto(
@@ -146,12 +141,7 @@ export async function resumeRun(
 ): Promise<RunResult> {
   const dir = resolveRunDir(runRef);
   const runId = basename(dir);
-  const lock = acquireLock(runLockPath(dir), `run ${runId}`);
-  try {
-    return await resumeInto(lab, dir, runId, signal, opts);
-  } finally {
-    lock.release();
-  }
+  return withLock(runLockPath(dir), `run ${runId}`, () => resumeInto(lab, dir, runId, signal, opts));
 }
 
 async function resumeInto(

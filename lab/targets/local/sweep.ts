@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { labLockPath, labsRoot, removeLabStateDir } from '../../paths.js';
+import { labLockPath, labLockWhat, labsRoot, removeLabStateDir } from '../../paths.js';
 import { lockHolder, withLock } from '../../util/lock.js';
 import { isProcessAlive } from '../../util/proc.js';
 import { isRunning, localDown } from './local.js';
@@ -52,7 +52,7 @@ export function findLocalLeftovers(): SweepFinding[] {
 
 /** Removes one lab found by findLocalLeftovers, holding its lock (LockHeldError if it was taken since). */
 export async function removeLocalLeftover(lab: string): Promise<void> {
-  await withLock(labLockPath(lab), `lab ${lab}`, async () => {
+  await withLock(labLockPath(lab), labLockWhat(lab), async () => {
     if (readLocalState(lab)) await localDown(lab);
     else await removeLabStateDir(lab);
   });
