@@ -29,17 +29,17 @@ function tableRow(line: string, cell: 'td' | 'th'): string {
 const LIST_ITEM = /^( {2})?- /;
 
 function listHtml(items: readonly string[]): string {
-  let html = '<ul>';
-  let nested = false;
+  // Each top-level item with the sub-items that follow it.
+  const groups: { text: string; subs: string[] }[] = [];
   for (const item of items) {
-    const sub = item.startsWith('  ');
-    const text = `<li>${inline(item.replace(LIST_ITEM, ''))}`;
-    if (sub && !nested) html += `<ul>${text}</li>`;
-    else if (!sub && nested) html += `</ul></li>${text}`;
-    else html += sub ? `${text}</li>` : `${html.endsWith('<ul>') ? '' : '</li>'}${text}`;
-    nested = sub;
+    const text = inline(item.replace(LIST_ITEM, ''));
+    const last = groups.at(-1);
+    if (item.startsWith('  ') && last) last.subs.push(text);
+    else groups.push({ text, subs: [] });
   }
-  return `${html}${nested ? '</ul></li>' : '</li>'}</ul>`;
+  const li = (g: (typeof groups)[number]) =>
+    `<li>${g.text}${g.subs.length ? `<ul>${g.subs.map((t) => `<li>${t}</li>`).join('')}</ul>` : ''}</li>`;
+  return `<ul>${groups.map(li).join('')}</ul>`;
 }
 
 export function markdownToHtml(md: string): string {
