@@ -69,8 +69,10 @@ export function testPair(a: readonly number[], b: readonly number[]): Comparison
   const n = Math.min(a.length, b.length);
   const cv = Math.max(robustCv(a), robustCv(b));
   // 2.8 = z(0.975) + z(0.8); the rank test needs 1/0.955 the runs of a t-test (its efficiency at normal noise).
-  const canClaim = smallestP(a.length, b.length) <= ALPHA;
-  const minDetectable = canClaim && Number.isFinite(cv) ? (2.8 * cv * Math.sqrt(2 / n)) / Math.sqrt(0.955) : undefined;
+  const minDetectable =
+    claimableSizes(a.length, b.length) && Number.isFinite(cv)
+      ? (2.8 * cv * Math.sqrt(2 / n)) / Math.sqrt(0.955)
+      : undefined;
   return {
     ...base,
     ratio: Math.exp(shift),
@@ -86,8 +88,11 @@ export function testPair(a: readonly number[], b: readonly number[]): Comparison
   };
 }
 
-/** Can these sample sizes show a difference at all at ALPHA? */
-export const canClaim = (c: Comparison) => c.p !== undefined && smallestP(c.nA, c.nB) <= ALPHA;
+/** Can m vs n runs show a difference at all at ALPHA? (Depends on the sizes alone.) */
+const claimableSizes = (m: number, n: number) => smallestP(m, n) <= ALPHA;
+
+/** Was this pair tested, and can its sizes show a difference at ALPHA? */
+export const canClaim = (c: Comparison) => c.p !== undefined && claimableSizes(c.nA, c.nB);
 
 /**
  * The verdict of a tested pair given its family-adjusted q: a difference is

@@ -47,7 +47,7 @@ const times = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(2) : x.
  * latency, better/worse for throughput — so 1 means no gap and the seed's
  * "5× slower" reads as 5 either way.
  */
-export function timesWorse(r: ComparisonRow, better: string): { est: number; lo: number; hi: number } | undefined {
+function timesWorse(r: ComparisonRow, better: string): { est: number; lo: number; hi: number } | undefined {
   const { ratio, lo, hi } = r.result;
   if (ratio === undefined || lo === undefined || hi === undefined) return undefined;
   const invert = (better === r.a) !== (r.metric.better === 'higher');
