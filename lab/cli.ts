@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { downLab, upRunDown } from './commands/all.js';
-import { compareRuns, formatDeltas } from './commands/compare.js';
+import { compareRuns, formatDeltas } from './commands/compare-runs.js';
 import {
   type LabCliOptions,
   type LoadedLab,

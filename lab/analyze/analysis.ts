@@ -1,8 +1,8 @@
 import { scenarioMounts } from '../plan/plan.js';
-import { type LoadedRun, recordedLab } from '../report/load-run.js';
-import type { Sample } from '../run/trial.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
+import type { Sample } from '../record/samples.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
-import { type ComparisonRow, compareAll, controlFamily } from './comparisons.js';
+import { type ComparisonRow, compareAll, controlFamily } from './comparison-rows.js';
 
 export interface ScenarioAnalysis {
   name: ScenarioName;

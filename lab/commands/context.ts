@@ -4,7 +4,7 @@ import { loadLabDefinition } from '../definition/load.js';
 import { type LabDefinition, NAME_RE } from '../definition/schema.js';
 import { UserError } from '../errors.js';
 import { labLockPath, labLockWhat, labStateDir } from '../paths.js';
-import { isRunId } from '../run/run-dir.js';
+import { isRunId } from '../record/layout.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { TARGET_DRIVERS } from '../targets/index.js';
 import { type Lock, acquireLock, assertNotHeld, withLock } from '../util/lock.js';

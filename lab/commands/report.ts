@@ -1,16 +1,17 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
+import { parseTrialOutput } from '../collect/trial-output.js';
 import { UserError } from '../errors.js';
 import { History } from '../history/history.js';
 import { resultsRoot } from '../paths.js';
 import type { Plan } from '../plan/plan.js';
+import { runFiles } from '../record/layout.js';
+import { loadRun } from '../record/load.js';
+import { type Sample, writeSamples } from '../record/samples.js';
 import { samplesCsv } from '../report/csv.js';
 import { renderHtml } from '../report/html.js';
-import { loadRun } from '../report/load-run.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { runFiles } from '../run/run-dir.js';
-import { type Sample, analyzeTrialDir, writeSamples } from '../run/trial.js';
 import { writeFileAtomic } from '../util/files.js';
 
 /** A run id, a run folder path, or (none given) the newest run. */
@@ -47,7 +48,7 @@ export async function report(runDir: string): Promise<string> {
   for (const trial of plan.trials) {
     const dir = files.trialDir(trial.id);
     if (!existsSync(dir)) continue;
-    const outcome = analyzeTrialDir(dir, trial, runId);
+    const outcome = parseTrialOutput(dir, trial, runId);
     samples.push(...outcome.samples);
     if (!outcome.ok) reparseFailures.set(trial.id, { host: trial.host, reason: outcome.failures.join('; ') });
   }

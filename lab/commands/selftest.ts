@@ -1,9 +1,9 @@
 import { basename, join } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
-import { ALPHA, MIN_RUNS } from '../analyze/compare.js';
-import { type ComparisonRow, controlFamily } from '../analyze/comparisons.js';
+import { type ComparisonRow, controlFamily } from '../analyze/comparison-rows.js';
+import { ALPHA, MIN_RUNS } from '../analyze/verdict.js';
 import { type LabDefinition, labSchema } from '../definition/schema.js';
-import { loadRun } from '../report/load-run.js';
+import { loadRun } from '../record/load.js';
 import { writeFileAtomic } from '../util/files.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { LoadedRun } from '../report/load-run.js';
-import { scenarioLabels } from '../run/trial.js';
+import type { LoadedRun } from '../record/load.js';
+import { scenarioLabels } from '../record/samples.js';
 
 /**
  * Run history: every run's samples in one SQLite database under results/,

@@ -1,9 +1,9 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
-import { ALPHA, EQUIVALENCE_MARGIN, MIN_RUNS, withinMargin } from '../analyze/compare.js';
-import type { ComparisonRow } from '../analyze/comparisons.js';
+import type { ComparisonRow } from '../analyze/comparison-rows.js';
+import { ALPHA, EQUIVALENCE_MARGIN, MIN_RUNS, withinMargin } from '../analyze/verdict.js';
 import { EQUIVALENT_MOUNTS, PROFILES, type ProfileName } from '../catalog.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
 import { PERMISSION_CASES } from '../scenarios/permissions/cases.js';
-import { type LoadedRun, recordedLab } from './load-run.js';
 
 /**
  * The seeds' headline claims, answered with this run's numbers. A claim of

@@ -1,4 +1,4 @@
-import { CORE_LABELS, type Sample, scenarioLabels } from '../run/trial.js';
+import { CORE_LABELS, type Sample, scenarioLabels } from '../record/samples.js';
 
 /** A plain decimal number: a spreadsheet reads it as a number, never as a formula. */
 const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -1,5 +1,5 @@
 import { describe } from '../analyze/stats.js';
-import type { Sample } from '../run/trial.js';
+import type { Sample } from '../record/samples.js';
 
 /** A number with as many digits as a table needs. */
 export const fmt = (v: number) => {

@@ -1,6 +1,6 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
 import { SCENARIOS } from '../scenarios/index.js';
-import { type LoadedRun, recordedLab } from './load-run.js';
 import { MAX_DOTS_PER_CELL, dotsSpec, forestSpec, renderSvg } from './plots.js';
 
 const escapeHtml = (s: string) =>

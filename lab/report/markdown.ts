@@ -1,9 +1,10 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
-import { ALPHA, MIN_RUNS } from '../analyze/compare.js';
-import type { ComparisonRow } from '../analyze/comparisons.js';
+import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import { describe } from '../analyze/stats.js';
+import { ALPHA, MIN_RUNS } from '../analyze/verdict.js';
 import type { LabDefinition } from '../definition/schema.js';
-import { Journal } from '../run/journal.js';
+import { Journal } from '../record/journal.js';
+import type { LoadedRun } from '../record/load.js';
 import type { RunSummary } from '../run/runner.js';
 import type { StopReason } from '../run/stop-rule.js';
 import { SCENARIOS } from '../scenarios/index.js';
@@ -11,7 +12,6 @@ import { formatBytes } from '../util/size.js';
 import { formatDuration } from '../util/time.js';
 import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
 import { fmt, groupBy, md } from './format.js';
-import type { LoadedRun } from './load-run.js';
 import { scenarioSection } from './sections.js';
 
 function comparisonSection(rows: readonly ComparisonRow[]): string[] {

@@ -1,9 +1,9 @@
 import * as vega from 'vega';
 import { type TopLevelSpec, compile } from 'vega-lite';
-import type { ComparisonRow } from '../analyze/comparisons.js';
-import { seriesOf } from '../analyze/comparisons.js';
+import type { ComparisonRow } from '../analyze/comparison-rows.js';
+import { seriesOf } from '../analyze/comparison-rows.js';
 import { NO_MOUNT } from '../catalog.js';
-import type { Sample } from '../run/trial.js';
+import type { Sample } from '../record/samples.js';
 import type { MetricSpec } from '../scenarios/types.js';
 
 /** Renders a Vega-Lite spec to SVG in Node (no browser, no canvas). */

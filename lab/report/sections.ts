@@ -1,11 +1,11 @@
-import type { Sample } from '../run/trial.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
+import type { Sample } from '../record/samples.js';
 import { BACKUP_METHODS } from '../scenarios/backup/parse.js';
 import { FIO_JOBS } from '../scenarios/fio/parse.js';
 import { LIFECYCLE_PHASES } from '../scenarios/lifecycle/parse.js';
 import { LIFETIME_PHASES, LIFETIME_PLACES } from '../scenarios/lifetime/parse.js';
 import { PERMISSION_CASES } from '../scenarios/permissions/cases.js';
 import { cell, groupBy, md } from './format.js';
-import { type LoadedRun, recordedLab } from './load-run.js';
 
 /**
  * The per-scenario tables of report.md: what a reader of each seed looks for,

@@ -1,21 +1,24 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseTrialOutput } from '../collect/trial-output.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { LabError, errorMessage } from '../errors.js';
 import type { Plan, Trial } from '../plan/plan.js';
 import { captureEnv, pushGuestFiles } from '../prepare/prepare.js';
+import { Journal } from '../record/journal.js';
+import { runFiles } from '../record/layout.js';
+import type { Sample } from '../record/samples.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { connectHost } from '../ssh/connect.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { Inventory, InventoryHost } from '../targets/types.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { HostLog } from '../util/log.js';
-import { Journal } from './journal.js';
 import { Progress, say } from './progress.js';
-import { runFiles } from './run-dir.js';
 import { type StopReason, stopAfter } from './stop-rule.js';
-import { type Sample, analyzeTrialDir, executeTrial, trialEnv } from './trial.js';
+import { trialEnv } from './trial-env.js';
+import { executeTrial } from './trial.js';
 
 export interface RunContext {
   runId: string;
@@ -174,7 +177,7 @@ export async function executeRun(ctx: RunContext): Promise<RunSummary> {
             localDir,
             timeoutMs,
           );
-          const outcome = analyzeTrialDir(localDir, trial, ctx.runId);
+          const outcome = parseTrialOutput(localDir, trial, ctx.runId);
           failures = outcome.failures;
           guestSeconds = outcome.guestSeconds;
           collected.push(...outcome.samples);

@@ -1,8 +1,8 @@
-import { compareAll } from '../analyze/comparisons.js';
+import { compareAll } from '../analyze/comparison-rows.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { scenarioMounts } from '../plan/plan.js';
+import type { Sample } from '../record/samples.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
-import type { Sample } from './trial.js';
 
 export type StopReason = 'fixed-count' | 'target-ci-width' | 'max-repetitions' | 'budget' | 'interrupted';
 

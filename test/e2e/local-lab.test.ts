@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkManifest } from '../../lab/run/manifest-check.ts';
+import { checkManifest } from '../../lab/collect/manifest-check.ts';
 import { SshConnection } from '../../lab/ssh/transport.ts';
 import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Sample } from '../../lab/run/trial.ts';
+import type { Sample } from '../../lab/record/samples.ts';
 import { SCENARIOS } from '../../lab/scenarios/index.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { cliRunner } from './cli.ts';

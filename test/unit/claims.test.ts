@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import type { LoadedRun } from '../../lab/record/load.ts';
+import type { Sample } from '../../lab/record/samples.ts';
 import { answerClaims, calibrationRows, calibrationSection } from '../../lab/report/claims.ts';
-import type { LoadedRun } from '../../lab/report/load-run.ts';
-import type { Sample } from '../../lab/run/trial.ts';
 
 const HOSTS = [
   { name: 'xfs', profile: 'overlay2-xfs' },

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkManifest } from '../../lab/run/manifest-check.ts';
+import { checkManifest } from '../../lab/collect/manifest-check.ts';
 
 const LIB = resolve(import.meta.dirname, '..', '..', 'guest', 'lib.sh');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-manifest-'));

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import { loadRun } from '../../lab/record/load.ts';
 import { renderHtml } from '../../lab/report/html.ts';
-import { loadRun } from '../../lab/report/load-run.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
 import { dotsSpec } from '../../lab/report/plots.ts';
 import { writeRun } from './run-fixture.ts';
@@ -174,7 +174,7 @@ describe('Markdown to HTML', () => {
 
 describe('compare two runs', () => {
   it('flags a regression only where the new run is consistently worse', async () => {
-    const { compareRuns, formatDeltas } = await import('../../lab/commands/compare.ts');
+    const { compareRuns, formatDeltas } = await import('../../lab/commands/compare-runs.ts');
     const older = join(dir, 'old');
     const same = join(dir, 'same');
     const slower = join(dir, 'slower');

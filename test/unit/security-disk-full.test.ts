@@ -8,8 +8,8 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it, mock } from 'node:test';
-import { Journal } from '../../lab/run/journal.ts';
-import { readSamples } from '../../lab/run/trial.ts';
+import { Journal } from '../../lab/record/journal.ts';
+import { readSamples } from '../../lab/record/samples.ts';
 import { appendLineSync } from '../../lab/util/files.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-diskfull-'));

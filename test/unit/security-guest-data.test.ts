@@ -20,11 +20,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import { checkManifest } from '../../lab/collect/manifest-check.ts';
+import { parseTrialOutput } from '../../lab/collect/trial-output.ts';
 import type { Trial } from '../../lab/plan/plan.ts';
-import { loadRun } from '../../lab/report/load-run.ts';
+import { loadRun } from '../../lab/record/load.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
-import { checkManifest } from '../../lab/run/manifest-check.ts';
-import { analyzeTrialDir } from '../../lab/run/trial.ts';
 import { extractSafely } from '../../lab/ssh/safe-tar.ts';
 import { writeRun } from './run-fixture.ts';
 
@@ -127,7 +127,7 @@ describe('finding 4: MANIFEST paths stay inside the pulled folder', () => {
     const dir = guestFolder('dev-zero', { 'fio.json': '{}' });
     writeFileSync(join(dir, 'MANIFEST'), `${'0'.repeat(64)} 5 ../../../../../../../../dev/zero\n`, { flag: 'a' });
     // In a child process: a check that reads /dev/zero never ends, and would keep this one alive.
-    const check = resolve(import.meta.dirname, '..', '..', 'lab', 'run', 'manifest-check.ts');
+    const check = resolve(import.meta.dirname, '..', '..', 'lab', 'collect', 'manifest-check.ts');
     const script = `import(${JSON.stringify(check)}).then(async (m) => console.log(JSON.stringify(await m.checkManifest(${JSON.stringify(dir)}))))`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
       cwd: resolve(import.meta.dirname, '..', '..'),
@@ -186,7 +186,7 @@ describe('finding 10: one malformed guest JSON fails only what it belongs to', (
     const dir = join(work, 'bad-meta-trial');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'meta.json'), '{"start": "1');
-    const outcome = analyzeTrialDir(dir, trial, 'r-demo');
+    const outcome = parseTrialOutput(dir, trial, 'r-demo');
     assert.equal(outcome.ok, false, 'the trial failed');
     assert.ok(
       outcome.failures.some((f) => f.startsWith('meta.json: unreadable: ')),
@@ -198,7 +198,7 @@ describe('finding 10: one malformed guest JSON fails only what it belongs to', (
     const dir = join(work, 'odd-meta-trial');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'meta.json'), '{"start": "x", "end": "soon", "exit_status": "0"}');
-    const outcome = analyzeTrialDir(dir, trial, 'r-demo');
+    const outcome = parseTrialOutput(dir, trial, 'r-demo');
     assert.equal(outcome.ok, false, 'the trial failed');
     assert.ok(
       outcome.failures.some((f) => f.startsWith('meta.json: end "soon" is not a time')),
@@ -212,7 +212,7 @@ describe('finding 10: one malformed guest JSON fails only what it belongs to', (
     writeFileSync(join(dir, 'trials', trial.id, 'meta.json'), '{"start": "1');
     // A control character the guest did not escape (seen with a \x01 in a CPU model).
     writeFileSync(join(dir, 'hosts', 'xfs', 'env', 'summary.json'), '{"kernel": "6.1", "cpu": "Xeon\x01"}');
-    const outcome = analyzeTrialDir(join(dir, 'trials', trial.id), trial, 'r-demo');
+    const outcome = parseTrialOutput(join(dir, 'trials', trial.id), trial, 'r-demo');
     const run = loadRun(dir, new Map([[trial.id, { host: 'xfs', reason: outcome.failures.join('; ') }]]));
     const md = renderMarkdown(run, analyzeRun(run));
     assert.match(

@@ -25,7 +25,7 @@ import { after, describe, it } from 'node:test';
 import { toolImageNames } from '../../lab/commands/up.ts';
 import { loadLabDefinition } from '../../lab/definition/load.ts';
 import { makePlan } from '../../lab/plan/plan.ts';
-import { createRunDir } from '../../lab/run/run-dir.ts';
+import { createRunDir } from '../../lab/record/layout.ts';
 import { toolImageTag } from '../../lab/toolimages/toolimages.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 

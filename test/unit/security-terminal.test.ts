@@ -8,10 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it, mock } from 'node:test';
+import { parseTrialOutput } from '../../lab/collect/trial-output.ts';
 import type { Trial } from '../../lab/plan/plan.ts';
+import type { Sample } from '../../lab/record/samples.ts';
 import { samplesCsv } from '../../lab/report/csv.ts';
 import { Progress, say } from '../../lab/run/progress.ts';
-import { type Sample, analyzeTrialDir } from '../../lab/run/trial.ts';
 import { HostLog } from '../../lab/util/log.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -68,7 +69,7 @@ describe('finding 12: guest text is stripped of control sequences before a termi
     writeFileSync(join(dir, 'meta.json'), JSON.stringify({ start: '1', end: '2', exit_status: '1' }));
     writeFileSync(join(dir, 'guest.stderr'), `${HOSTILE}\n`);
     const trial: Trial = { id: 't', host: 'xfs', profile: 'overlay2-xfs', scenario: 'fio', mount: 'layer', rep: 1 };
-    const reason = analyzeTrialDir(dir, trial, 'r').failures.join('; ');
+    const reason = parseTrialOutput(dir, trial, 'r').failures.join('; ');
     assert.match(reason, /guest script exited with 1: ok/, reason);
     assert.doesNotMatch(reason, CONTROL, `no control characters: ${JSON.stringify(reason)}`);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Comparison } from '../../lab/analyze/compare.ts';
+import type { Comparison } from '../../lab/analyze/verdict.ts';
 import { aaLab, aaVerdict, formatAaVerdict, wilson } from '../../lab/commands/selftest.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { mannWhitneyU, rankSumP, shiftEstimate, smallestP, uDistribution } from '../../lab/analyze/rank-test.ts';
+import { describe as describeCell, quantile } from '../../lab/analyze/stats.ts';
 import {
   MIN_RUNS,
   benjaminiHochberg,
@@ -7,9 +9,7 @@ import {
   decideFamily,
   testPair,
   withinMargin,
-} from '../../lab/analyze/compare.ts';
-import { mannWhitneyU, rankSumP, shiftEstimate, smallestP, uDistribution } from '../../lab/analyze/rank-test.ts';
-import { describe as describeCell, quantile } from '../../lab/analyze/stats.ts';
+} from '../../lab/analyze/verdict.ts';
 import { mulberry32 } from '../../lab/util/rng.ts';
 
 const close = (got: number, want: number, tol = 1e-9) => assert.ok(Math.abs(got - want) <= tol, `${got} ≠ ${want}`);

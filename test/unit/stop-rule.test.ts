@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
+import type { Sample } from '../../lab/record/samples.ts';
 import { stopAfter, widestInterval } from '../../lab/run/stop-rule.ts';
-import type { Sample } from '../../lab/run/trial.ts';
 import { mulberry32 } from '../../lab/util/rng.ts';
 
 const lab = (repetitions: string) =>

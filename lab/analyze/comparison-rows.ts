@@ -1,6 +1,6 @@
-import { type Sample, scenarioLabels } from '../run/trial.js';
+import { type Sample, scenarioLabels } from '../record/samples.js';
 import type { MetricSpec } from '../scenarios/types.js';
-import { type Comparison, decideFamily, testPair } from './compare.js';
+import { type Comparison, decideFamily, testPair } from './verdict.js';
 
 /** The series a sample belongs to: its scenario labels joined (fio: "randread/read"). */
 export function seriesOf(sample: Sample): string {

@@ -1,6 +1,6 @@
-import { type Comparison, decideFamily, testPair } from '../analyze/compare.js';
-import { groupCells, seriesOf } from '../analyze/comparisons.js';
-import { loadRun } from '../report/load-run.js';
+import { groupCells, seriesOf } from '../analyze/comparison-rows.js';
+import { type Comparison, decideFamily, testPair } from '../analyze/verdict.js';
+import { loadRun } from '../record/load.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import type { MetricSpec } from '../scenarios/types.js';
 

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { readGuestJson } from '../collect/guest-json.js';
 import { LabError } from '../errors.js';
-import { Journal, type JournalEntry } from '../run/journal.js';
-import { runFiles } from '../run/run-dir.js';
+import { Journal, type JournalEntry } from '../record/journal.js';
+import { runFiles } from '../record/layout.js';
 import type { RunSummary } from '../run/runner.js';
-import { type Sample, readGuestJson, readSamples } from '../run/trial.js';
 import { printable } from '../util/safe-text.js';
+import { type Sample, readSamples } from './samples.js';
 
 /** A host's env summary.json as text fields; `unreadable` ("<file>: <why>") when the guest's file was not usable. */
 export interface HostEnvSummary {

@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Trial } from '../plan/plan.js';
+import type { Sample } from '../record/samples.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import type { ParseResult } from '../scenarios/types.js';
+import { printable } from '../util/safe-text.js';
+import { readGuestJson } from './guest-json.js';
+
+export interface TrialMeta {
+  start: string;
+  end: string;
+  exit_status: string;
+  loadavg_before: string;
+  loadavg_after: string;
+  steal_ticks_before: string;
+  steal_ticks_after: string;
+  clk_tck: string;
+}
+
+const META_KEYS = [
+  'start',
+  'end',
+  'exit_status',
+  'loadavg_before',
+  'loadavg_after',
+  'steal_ticks_before',
+  'steal_ticks_after',
+  'clk_tck',
+] as const;
+
+/** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
+function trialMeta(value: Record<string, unknown>): TrialMeta {
+  const text = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  const meta = Object.fromEntries(META_KEYS.map((key) => [key, text(value[key])]));
+  return meta as Record<(typeof META_KEYS)[number], string>;
+}
+
+export interface TrialOutcome {
+  ok: boolean;
+  samples: Sample[];
+  failures: string[];
+  guestSeconds?: number;
+}
+
+/**
+ * Turns a trial folder (raw output + meta.json, as pulled from the host) into
+ * samples. Raw files are the source of truth: this runs again on old runs.
+ */
+export function parseTrialOutput(dir: string, trial: Trial, runId: string): TrialOutcome {
+  const scenario = SCENARIOS[trial.scenario];
+  const failures: string[] = [];
+  const metaPath = join(dir, 'meta.json');
+  let meta: TrialMeta | undefined;
+  if (existsSync(metaPath)) {
+    // The guest wrote it: unreadable JSON fails this trial, never the whole report.
+    const read = readGuestJson(metaPath);
+    if ('problem' in read) failures.push(`meta.json: unreadable: ${read.problem}`);
+    else meta = trialMeta(read.value);
+  } else failures.push('no meta.json from the guest');
+  if (meta && meta.exit_status !== '0') {
+    const stderr = readTail(join(dir, 'guest.stderr'));
+    failures.push(`guest script exited with ${meta.exit_status}${stderr ? `: ${stderr}` : ''}`);
+  }
+  const rawPath = join(dir, scenario.rawFile);
+  let parsed: ParseResult = { values: [], failures: [] };
+  if (existsSync(rawPath)) parsed = scenario.parse(readFileSync(rawPath, 'utf8'));
+  else failures.push(`no ${scenario.rawFile} in the trial output`);
+  failures.push(...parsed.failures);
+  const end = meta?.end ? Number(meta.end) : Number.NaN;
+  if (meta && !Number.isFinite(end)) failures.push(`meta.json: end ${JSON.stringify(meta.end)} is not a time`);
+  const timestamp = new Date(Number.isFinite(end) ? end * 1000 : Date.now()).toISOString();
+  const samples: Sample[] = parsed.values.map((v) => ({
+    run: runId,
+    host: trial.host,
+    profile: trial.profile,
+    scenario: trial.scenario,
+    mount: trial.mount,
+    rep: trial.rep,
+    trial: trial.id,
+    metric: v.metric,
+    value: v.value,
+    unit: v.unit,
+    timestamp,
+    ...v.labels,
+  }));
+  const seconds = Number(meta?.end) - Number(meta?.start);
+  const guestSeconds = Number.isFinite(seconds) ? seconds : undefined;
+  // A trial with any failure contributes no samples: half a measurement is not one.
+  const ok = failures.length === 0;
+  return { ok, samples: ok ? samples : [], failures, guestSeconds };
+}
+
+function readTail(path: string): string {
+  if (!existsSync(path)) return '';
+  // Quoted in failure reasons, which reach the terminal: no escape sequences.
+  return printable(readFileSync(path, 'utf8')).trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+}

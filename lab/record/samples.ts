@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { say } from '../run/progress.js';
+import { type NdjsonWarn, parseNdjson, writeFileAtomic } from '../util/files.js';
+
+/** The labels every sample has; any other key is a scenario label (fio: job, direction). */
+export const CORE_LABELS = [
+  'run',
+  'host',
+  'profile',
+  'scenario',
+  'mount',
+  'rep',
+  'trial',
+  'metric',
+  'value',
+  'unit',
+  'timestamp',
+] as const;
+const CORE_SET = new Set<string>(CORE_LABELS);
+
+/** A sample's scenario labels, in the order the parser wrote them. */
+export function scenarioLabels(sample: Sample): [string, string | number][] {
+  return Object.entries(sample).filter(([key]) => !CORE_SET.has(key));
+}
+
+/**
+ * Reads samples.ndjson (empty when it does not exist yet). A torn last line
+ * (a crash or a full disk mid-append) is skipped with a warning; a bad line
+ * elsewhere throws naming file and line.
+ */
+export function readSamples(path: string, warn: NdjsonWarn = say): Sample[] {
+  if (!existsSync(path)) return [];
+  return parseNdjson<Sample>(readFileSync(path, 'utf8'), path, warn);
+}
+
+/** Rewrites samples.ndjson as a whole, atomically. */
+export function writeSamples(path: string, samples: readonly Sample[]): Promise<void> {
+  return writeFileAtomic(path, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+}
+
+/** One line of samples.ndjson. */
+export interface Sample {
+  run: string;
+  host: string;
+  profile: string;
+  scenario: string;
+  mount: string;
+  rep: number;
+  trial: string;
+  metric: string;
+  value: number;
+  unit: string;
+  timestamp: string;
+  /** Scenario labels (fio: job, direction). */
+  [label: string]: string | number;
+}

@@ -1,0 +1,25 @@
+import type { LabDefinition } from '../definition/schema.js';
+import { REMOTE_TRIALS } from '../paths.js';
+import type { Trial } from '../plan/plan.js';
+import { SCENARIOS } from '../scenarios/index.js';
+
+/** The environment guest.sh sees: trial coordinates, tool images, scenario parameters. */
+export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<string, string>): Record<string, string> {
+  const scenario = SCENARIOS[trial.scenario];
+  const env: Record<string, string> = {
+    LL_OUT: `${REMOTE_TRIALS}/${trial.id}`,
+    LL_SCENARIO: trial.scenario,
+    LL_TRIAL: trial.id,
+    LL_MOUNT: trial.mount,
+    LL_REP: String(trial.rep),
+    // What the trial creates in Docker carries the lab's label (guest/lib.sh's docker wrapper).
+    LL_LAB: lab.name,
+  };
+  for (const name of scenario.toolImages) {
+    const tag = imageTags[name];
+    if (!tag) throw new Error(`tool image ${name} was not loaded`);
+    env[`LL_IMAGE_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = tag;
+  }
+  Object.assign(env, scenario.guestEnv(lab.scenarios[trial.scenario] as never));
+  return env;
+}
