@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeRun } from '../lab/analyze/analysis.ts';
+import { loadRun } from '../lab/record/load.ts';
 import { renderHtml } from '../lab/report/html.ts';
-import { loadRun } from '../lab/report/load-run.ts';
 import { renderMarkdown } from '../lab/report/markdown.ts';
 import { mulberry32 } from '../lab/util/rng.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Calibration and power of the shipped comparison (lab/analyze/compare.ts,
+ * Calibration and power of the shipped comparison (lab/analyze/verdict.ts,
  * `compare()` — the code the report runs, a family of one), by simulation:
  * pairs of samples from identical distributions (false-positive rate) and
  * with B shifted 10% and 20% (power), per runs per side and noise shape.
@@ -7,7 +7,7 @@
  *
  * Usage: npm run bench:stats [-- --json] [-- --pairs 10000]
  */
-import { compare } from '../lab/analyze/compare.ts';
+import { compare } from '../lab/analyze/verdict.ts';
 import { mulberry32 } from '../lab/util/rng.ts';
 
 const args = process.argv.slice(2);

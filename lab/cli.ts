@@ -13,7 +13,7 @@ import {
 } from './commands/context.js';
 import { installMissing, printChecks, runChecks } from './commands/doctor.js';
 import { parseCommand } from './commands/parse.js';
-import { report, resolveRunDir } from './commands/report.js';
+import { report } from './commands/report.js';
 import { resumeRun, run } from './commands/run.js';
 import { aaLab, writeSelftest } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
@@ -23,6 +23,7 @@ import { UserError, errorMessage } from './errors.js';
 import { History } from './history/history.js';
 import { resultsRoot } from './paths.js';
 import { makePlan } from './plan/plan.js';
+import { resolveRunDir } from './record/layout.js';
 import { say } from './run/progress.js';
 import { localDown } from './targets/local/local.js';
 import { labStateDir } from './targets/local/state.js';

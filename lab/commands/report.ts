@@ -1,10 +1,8 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
 import { parseTrialOutput } from '../collect/trial-output.js';
-import { UserError } from '../errors.js';
 import { History } from '../history/history.js';
-import { resultsRoot } from '../paths.js';
 import type { Plan } from '../plan/plan.js';
 import { runFiles } from '../record/layout.js';
 import { loadRun } from '../record/load.js';
@@ -13,25 +11,6 @@ import { samplesCsv } from '../report/csv.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { writeFileAtomic } from '../util/files.js';
-
-/** A run id, a run folder path, or (none given) the newest run. */
-export function resolveRunDir(ref: string | undefined): string {
-  if (ref && existsSync(join(ref, 'manifest.json'))) return resolve(ref);
-  const root = resultsRoot();
-  if (ref) {
-    const dir = join(root, ref);
-    if (existsSync(join(dir, 'manifest.json'))) return dir;
-    throw new UserError(`no run ${ref} in ${root}`);
-  }
-  const runs = existsSync(root)
-    ? readdirSync(root)
-        .filter((d) => existsSync(join(root, d, 'manifest.json')))
-        .sort()
-    : [];
-  const last = runs[runs.length - 1];
-  if (!last) throw new UserError(`no runs in ${root}; run \`layerlab run\` or \`layerlab all\` first`);
-  return join(root, last);
-}
 
 /**
  * Rebuilds a run's derived files from its raw trial folders: the parsers run

@@ -7,6 +7,7 @@ import { PACKAGE_ROOT, resultsRoot } from '../paths.js';
 import { type Plan, makePlan } from '../plan/plan.js';
 import { Journal } from '../record/journal.js';
 import { createRunDir, runFiles, runLockPath } from '../record/layout.js';
+import { resolveRunDir } from '../record/layout.js';
 import { readSamples, writeSamples } from '../record/samples.js';
 import { say } from '../run/progress.js';
 import { type RunSummary, executeRun } from '../run/runner.js';
@@ -17,7 +18,6 @@ import { writeJson } from '../util/files.js';
 import { withLock } from '../util/lock.js';
 import { removeOwnedChild } from '../util/owned-dir.js';
 import { labLog } from './context.js';
-import { resolveRunDir } from './report.js';
 import { buildToolImages, driverFor, prepareHosts, toolImageNames } from './up.js';
 
 function gitRevision(): string {

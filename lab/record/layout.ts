@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { NAME_RE } from '../definition/schema.js';
+import { UserError } from '../errors.js';
+import { resultsRoot } from '../paths.js';
 import { makePrivateDir } from '../util/owned-dir.js';
 
 function stamp(date: Date): string {
@@ -51,3 +53,22 @@ export const runFiles = (dir: string) => ({
   envDir: (host: string) => join(dir, 'hosts', host, 'env'),
   trialDir: (trial: string) => join(dir, 'trials', trial),
 });
+
+/** A run id, a run folder path, or (none given) the newest run. */
+export function resolveRunDir(ref: string | undefined): string {
+  if (ref && existsSync(join(ref, 'manifest.json'))) return resolve(ref);
+  const root = resultsRoot();
+  if (ref) {
+    const dir = join(root, ref);
+    if (existsSync(join(dir, 'manifest.json'))) return dir;
+    throw new UserError(`no run ${ref} in ${root}`);
+  }
+  const runs = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => existsSync(join(root, d, 'manifest.json')))
+        .sort()
+    : [];
+  const last = runs[runs.length - 1];
+  if (!last) throw new UserError(`no runs in ${root}; run \`layerlab run\` or \`layerlab all\` first`);
+  return join(root, last);
+}
