@@ -1,4 +1,5 @@
 import type { TargetKind } from '../catalog.js';
+import type { LabDefinition } from '../definition/schema.js';
 import { awsDriver } from './aws/driver.js';
 import type { TargetDriver } from './driver.js';
 import { localDriver } from './local/driver.js';
@@ -10,3 +11,8 @@ export const TARGET_DRIVERS: Record<TargetKind, TargetDriver> = {
   aws: awsDriver,
   static: staticDriver,
 };
+
+/** The driver of the lab's target. */
+export function driverFor(lab: LabDefinition): TargetDriver {
+  return TARGET_DRIVERS[lab.target.kind];
+}
