@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MOUNT_KINDS, MOUNT_KIND_NAMES, type MountKind, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
-import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
+import { SCENARIOS, SCENARIO_NAMES, type ScenarioName, boundScenario } from '../scenarios/index.js';
 
 /**
  * Names become file names, docker volume names and labels; keeping them to
@@ -193,10 +193,9 @@ export const labSchema = z
       }
     });
     for (const scenarioName of SCENARIO_NAMES) {
-      const params = lab.scenarios[scenarioName];
-      if (params === undefined) continue;
-      const scenario = SCENARIOS[scenarioName];
-      const bytes = scenario.diskBytes(params as never);
+      if (lab.scenarios[scenarioName] === undefined) continue;
+      const scenario = boundScenario(lab, scenarioName);
+      const bytes = scenario.diskBytes();
       lab.hosts.forEach((h, i) => {
         // Leave room for the filesystem, docker's own data and the image.
         const usable = h.diskGiB * 1024 ** 3 * 0.5;

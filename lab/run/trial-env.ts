@@ -1,11 +1,11 @@
 import type { LabDefinition } from '../definition/schema.js';
 import { REMOTE_TRIALS } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
-import { SCENARIOS } from '../scenarios/index.js';
+import { boundScenario } from '../scenarios/index.js';
 
 /** The environment guest.sh sees: trial coordinates, tool images, scenario parameters. */
 export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<string, string>): Record<string, string> {
-  const scenario = SCENARIOS[trial.scenario];
+  const scenario = boundScenario(lab, trial.scenario);
   const env: Record<string, string> = {
     LL_OUT: `${REMOTE_TRIALS}/${trial.id}`,
     LL_SCENARIO: trial.scenario,
@@ -20,6 +20,6 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
     if (!tag) throw new Error(`tool image ${name} was not loaded`);
     env[`LL_IMAGE_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = tag;
   }
-  Object.assign(env, scenario.guestEnv(lab.scenarios[trial.scenario] as never));
+  Object.assign(env, scenario.guestEnv());
   return env;
 }

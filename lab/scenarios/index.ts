@@ -1,3 +1,4 @@
+import type { LabDefinition } from '../definition/schema.js';
 import { backup } from './backup/scenario.js';
 import { dbImport } from './db-import/scenario.js';
 import { dbench } from './dbench/scenario.js';
@@ -18,13 +19,59 @@ export const SCENARIOS = {
   backup,
 } as const;
 
-// Every entry must be a Scenario of its own parameter type.
-const _check: Record<string, Scenario<never>> = SCENARIOS as unknown as Record<string, Scenario<never>>;
-void _check;
-
 export type ScenarioName = keyof typeof SCENARIOS;
 export const SCENARIO_NAMES = Object.keys(SCENARIOS) as [ScenarioName, ...ScenarioName[]];
 
+/** The parameter type of each scenario, as its own definition declares it. */
+type ParamsOf<K extends ScenarioName> = (typeof SCENARIOS)[K] extends Scenario<infer P> ? P : never;
+type ScenarioParams = { [K in ScenarioName]: ParamsOf<K> };
+
+/**
+ * The registry seen as "name K → Scenario of K's parameters". The assignment
+ * is checked (no cast): an entry that is not a complete Scenario of its own
+ * parameter type is refused here. Indexing this with a generic K keeps the
+ * link between a scenario and its parameters, which indexing SCENARIOS with a
+ * union of names loses.
+ */
+const REGISTRY: { [K in ScenarioName]: Scenario<ScenarioParams[K]> } = SCENARIOS;
+
 export function getScenario(name: string): Scenario<unknown> | undefined {
   return (SCENARIOS as Record<string, Scenario<unknown>>)[name];
+}
+
+/** A scenario with the lab's parameters applied: what the runner, the schema and the guest env need. */
+export interface BoundScenario
+  extends Omit<Scenario<unknown>, 'params' | 'guestEnv' | 'expectedSeconds' | 'diskBytes'> {
+  name: ScenarioName;
+  /** Environment for guest.sh (LL_P_*) from the lab's parameters. */
+  guestEnv(): Record<string, string>;
+  /** Rough guest seconds per trial with the lab's parameters. */
+  expectedSeconds(): number;
+  /** Bytes written on the data disk per trial with the lab's parameters. */
+  diskBytes(): number;
+}
+
+function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundScenario {
+  const { params: _schema, guestEnv, expectedSeconds, diskBytes, ...rest } = scenario;
+  return {
+    ...rest,
+    name,
+    guestEnv: () => guestEnv(params),
+    expectedSeconds: () => expectedSeconds(params),
+    diskBytes: () => diskBytes(params),
+  };
+}
+
+/**
+ * Scenario `name` bound to the parameters `lab` gives it, typed end to end:
+ * the lab's `scenarios[name]` is checked against the scenario's own
+ * parameter type, so no caller erases it. Throws when the lab does not
+ * enable the scenario (a plan never has trials of such a scenario).
+ */
+export function boundScenario<K extends ScenarioName>(lab: LabDefinition, name: K): BoundScenario {
+  // Checked assignment: the schema's inferred record of parameters must be ScenarioParams, entry by entry.
+  const configured: { [N in ScenarioName]?: ScenarioParams[N] } = lab.scenarios;
+  const params = configured[name];
+  if (params === undefined) throw new Error(`scenario ${name} is not enabled in lab ${lab.name}`);
+  return bind<ScenarioParams[K]>(name, REGISTRY[name], params);
 }
