@@ -1,80 +1,155 @@
-import { groupCells, seriesOf } from '../analyze/comparison-rows.js';
-import { type Comparison, decideFamily, testPair } from '../analyze/verdict.js';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { UserError } from '../errors.js';
+import { parseBaselineRef, resolveBaseline } from '../history/baseline.js';
+import { benchmarkEntries } from '../history/benchmark-export.js';
+import { type RunDelta, compareSamples, deltasJson, deltasMarkdown } from '../history/compare.js';
+import { History, type HistoryRun } from '../history/history.js';
+import { resultsRoot } from '../paths.js';
+import { resolveRunDir } from '../record/layout.js';
 import { loadRun } from '../record/load.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
-import type { MetricSpec } from '../scenarios/types.js';
+import type { Sample } from '../record/samples.js';
+import { checkCliName, checkRunRef } from './context.js';
 
-export interface RunDelta {
-  key: string;
-  host: string;
-  mount: string;
-  scenario: string;
-  series: string;
-  metric: MetricSpec;
-  result: Comparison;
-  kind: 'regression' | 'improvement' | 'no-difference' | 'not-enough-runs' | 'undefined';
+export interface CompareOptions {
+  /** last | nights:N | a run id: compare with the history instead of a second run folder. */
+  baseline?: string;
+  /** With --baseline and no run given: the newest run of this lab. */
+  lab?: string;
+  /** Smallest worsening that counts as a regression, e.g. "5%" (default 0%). */
+  threshold?: string;
+  json?: boolean;
+  /** Writes the new run's headline metrics for github-action-benchmark here. */
+  benchmarkDir?: string;
+}
+
+/** Exit codes: 0 no regression (or no baseline yet), 1 at least one regression above the threshold; bad input throws (2). */
+export const REGRESSION_EXIT = 1;
+
+const THRESHOLD_RE = /^(\d{1,2}(\.\d+)?)%$/;
+
+export function parseThreshold(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const m = THRESHOLD_RE.exec(text);
+  if (!m) throw new UserError(`--threshold: expected a percentage below 100, like 5%; got ${JSON.stringify(text)}`);
+  return Number(m[1]) / 100;
+}
+
+interface Sides {
+  names: { baseline: string; baselineRuns: string[]; now: string };
+  baseline: readonly Sample[];
+  now: readonly Sample[];
+}
+
+/** Two run folders (`compare <old> <new>`). */
+function foldersSides(refs: readonly string[]): Sides {
+  if (refs.length !== 2) throw new UserError('compare: give two runs (<old> <new>), or --baseline with one run');
+  const [oldRef, newRef] = refs as [string, string];
+  checkRunRef('compare <old>', oldRef);
+  checkRunRef('compare <new>', newRef);
+  const oldDir = resolveRunDir(oldRef);
+  const newDir = resolveRunDir(newRef);
+  return {
+    names: { baseline: basename(oldDir), baselineRuns: [basename(oldDir)], now: basename(newDir) },
+    baseline: loadRun(oldDir).samples,
+    now: loadRun(newDir).samples,
+  };
+}
+
+/** The run to judge, out of the history: the one named, or the newest of --lab. */
+function historyRun(history: History, refs: readonly string[], lab: string | undefined): HistoryRun {
+  if (refs.length > 1) throw new UserError('compare --baseline: give at most one run (the new one)');
+  const [ref] = refs;
+  if (ref === undefined) {
+    if (lab === undefined) throw new UserError('compare --baseline: name the new run, or --lab <name> for its newest');
+    const newest = history.runs(lab).at(-1);
+    if (!newest) throw new UserError(`no run of lab ${lab} in ${history.path}`);
+    return newest;
+  }
+  checkRunRef('compare <run>', ref);
+  const id = basename(ref);
+  const run = history.run(id);
+  if (!run) throw new UserError(`run ${id} is not in ${history.path}; \`layerlab report ${ref}\` records it`);
+  if (lab !== undefined && run.lab !== lab) throw new UserError(`run ${id} is of lab ${run.lab}, not --lab ${lab}`);
+  return run;
+}
+
+/** Two run folders, cell by cell: the older is the baseline. */
+export function compareRuns(oldDir: string, newDir: string, options: { threshold?: number } = {}): RunDelta[] {
+  return compareSamples(loadRun(oldDir).samples, loadRun(newDir).samples, options);
+}
+
+/** Markdown of a two-folder comparison. */
+export function formatDeltas(oldId: string, newId: string, deltas: readonly RunDelta[], threshold = 0): string {
+  return deltasMarkdown({ baseline: oldId, now: newId }, deltas, threshold);
+}
+
+function writeBenchmark(dir: string, samples: readonly Sample[], runId: string): void {
+  const { bigger, smaller } = benchmarkEntries(samples, runId);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'bigger-is-better.json'), `${JSON.stringify(bigger, null, 2)}\n`);
+  writeFileSync(join(dir, 'smaller-is-better.json'), `${JSON.stringify(smaller, null, 2)}\n`);
+}
+
+function render(sides: Sides, deltas: readonly RunDelta[], threshold: number, json: boolean | undefined): string {
+  return json
+    ? `${JSON.stringify(deltasJson(sides.names, deltas, threshold), null, 2)}\n`
+    : deltasMarkdown({ baseline: sides.names.baseline, now: sides.names.now }, deltas, threshold);
+}
+
+export interface CompareOutcome {
+  exitCode: number;
+  /** Markdown or JSON, for stdout. */
+  output: string;
+}
+
+function judged(sides: Sides, threshold: number, opts: CompareOptions): CompareOutcome {
+  const deltas = compareSamples(sides.baseline, sides.now, { threshold });
+  if (opts.benchmarkDir) writeBenchmark(opts.benchmarkDir, sides.now, sides.names.now);
+  return {
+    exitCode: deltas.some((d) => d.kind === 'regression') ? REGRESSION_EXIT : 0,
+    output: render(sides, deltas, threshold, opts.json),
+  };
+}
+
+/** The first night of a setup: nothing to compare with, and not a failure. */
+function noBaseline(history: History, run: HistoryRun, threshold: number, opts: CompareOptions): CompareOutcome {
+  const why = `no earlier good run of lab ${run.lab} with target ${run.target ?? '?'} and hosts ${run.hosts ?? '?'} in ${history.path}: nothing to compare; this run is the baseline of the next`;
+  if (opts.benchmarkDir) writeBenchmark(opts.benchmarkDir, history.samples(run.run_id), run.run_id);
+  const json = { run: run.run_id, baseline: null, baselineRuns: [], threshold, regressions: 0, cells: [], note: why };
+  return {
+    exitCode: 0,
+    output: opts.json ? `${JSON.stringify(json, null, 2)}\n` : `# layerlab compare: ${run.run_id}\n\n${why}.\n`,
+  };
 }
 
 /**
- * Compares a newer run with an older one, cell by cell (same host, mount,
- * series and metric), with the same test as the report: a regression is
- * only claimed when the new run is worse and the difference survives the
- * false-discovery control over every cell compared (a nightly comparison of
- * hundreds of cells would otherwise flag something nearly every night).
+ * `layerlab compare`: two run folders, or one run against the history
+ * (--baseline). Returns the output (Markdown, or JSON with --json) and the
+ * exit code; bad input throws a UserError (exit 2) before anything is read.
  */
-export function compareRuns(oldDir: string, newDir: string): RunDelta[] {
-  const before = groupCells(loadRun(oldDir).samples);
-  const after = groupCells(loadRun(newDir).samples);
-  const tested: (Omit<RunDelta, 'kind'> & { better: MetricSpec['better']; nameA: string })[] = [];
-  for (const [key, now] of after) {
-    const then = before.get(key);
-    if (!then) continue;
-    const scenario = SCENARIOS[now.sample.scenario as ScenarioName];
-    const metric = scenario?.metrics.find((m) => m.name === now.sample.metric && m.compare);
-    if (!metric) continue;
-    tested.push({
-      key,
-      host: now.sample.host,
-      mount: now.sample.mount,
-      scenario: now.sample.scenario,
-      series: seriesOf(now.sample),
-      metric,
-      result: testPair(now.values, then.values),
-      better: metric.better,
-      nameA: 'new',
-    });
+export function compareCommand(refs: readonly string[], opts: CompareOptions): CompareOutcome {
+  const threshold = parseThreshold(opts.threshold);
+  if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
+  if (opts.baseline === undefined) {
+    if (opts.lab !== undefined) throw new UserError('compare: --lab goes with --baseline');
+    return judged(foldersSides(refs), threshold, opts);
   }
-  const decided = decideFamily(tested);
-  return tested.map(({ better: _b, nameA: _n, ...delta }, i) => {
-    const result = decided[i] as Comparison;
-    const kind =
-      result.verdict === 'a-better'
-        ? 'improvement'
-        : result.verdict === 'b-better'
-          ? 'regression'
-          : result.verdict === 'no-difference'
-            ? 'no-difference'
-            : result.verdict;
-    return { ...delta, result, kind };
-  });
-}
-
-export function formatDeltas(oldId: string, newId: string, deltas: readonly RunDelta[]): string {
-  const count = (k: RunDelta['kind']) => deltas.filter((d) => d.kind === k).length;
-  const lines = [
-    `# layerlab compare: ${newId} (new) vs ${oldId} (old)`,
-    '',
-    `${deltas.length} cells: **${count('regression')} regression(s)**, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
-    '',
-    '| scenario | host | mount | series | metric | n new/old | new vs old |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  const order: RunDelta['kind'][] = ['regression', 'improvement', 'no-difference', 'not-enough-runs', 'undefined'];
-  for (const d of [...deltas].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))) {
-    const flag = d.kind === 'regression' ? '**REGRESSION** ' : '';
-    lines.push(
-      `| ${d.scenario} | ${d.host} | ${d.mount} | ${d.series} | ${d.metric.name} (${d.metric.better} is better) | ${d.result.nA}/${d.result.nB} | ${flag}${d.result.text} |`,
-    );
+  const ref = parseBaselineRef(opts.baseline);
+  const path = join(resultsRoot(), 'history.sqlite');
+  if (!existsSync(path)) throw new UserError(`--baseline: no history at ${path} (runs are recorded there when reported)`);
+  const history = new History(path);
+  try {
+    const now = historyRun(history, refs, opts.lab);
+    const baseline = resolveBaseline(history, now, ref);
+    if (!baseline) return noBaseline(history, now, threshold, opts);
+    const sides: Sides = {
+      names: { baseline: baseline.label, baselineRuns: baseline.runs.map((r) => r.run_id), now: now.run_id },
+      baseline: baseline.samples,
+      now: history.samples(now.run_id),
+    };
+    return judged(sides, threshold, opts);
+  } finally {
+    history.close();
   }
-  return `${lines.join('\n')}\n`;
 }

@@ -1,13 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { LoadedRun } from '../record/load.js';
-import { scenarioLabels } from '../record/samples.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
+import { type Sample, scenarioLabels } from '../record/samples.js';
+import { migrate } from './schema.js';
 
 /**
- * Run history: every run's samples in one SQLite database under results/,
- * so nightly runs can be listed and compared over time. Written at report
- * time; re-reporting a run replaces its rows (one transaction).
+ * Run history: every reported run's samples in one SQLite database under
+ * results/, with what identifies its setup (lab, target, host → profile), so
+ * a night is compared with earlier nights without their run folders (which
+ * a CI runner does not keep). Written at report time; re-reporting a run
+ * replaces its rows (one transaction). Schema versions: schema.ts.
  */
 export class History {
   private readonly db: Database.Database;
@@ -16,27 +19,12 @@ export class History {
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS runs (
-        run_id TEXT PRIMARY KEY,
-        lab TEXT NOT NULL,
-        started_at TEXT,
-        git_revision TEXT,
-        target TEXT,
-        trials INTEGER,
-        done INTEGER,
-        failed INTEGER,
-        wall_seconds REAL,
-        stopped_by TEXT
-      );
-      CREATE TABLE IF NOT EXISTS samples (
-        run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-        host TEXT, profile TEXT, scenario TEXT, mount TEXT, rep INTEGER, trial TEXT,
-        metric TEXT, value REAL, unit TEXT, timestamp TEXT,
-        labels TEXT
-      );
-      CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id);
-    `);
+    try {
+      migrate(this.db, path);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
   }
 
   static forResults(resultsRoot: string): History {
@@ -48,11 +36,17 @@ export class History {
       startedAt?: string;
       gitRevision?: string;
       inventory?: { target?: string };
+      lab: { scenarios?: unknown };
     };
+    const hosts = Object.fromEntries(recordedLab(run).hosts.map((h) => [h.name, h.profile] as const));
     const insertRun = this.db.prepare(
-      'INSERT INTO runs VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by)',
+      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios)
+       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios)`,
     );
-    const insertSample = this.db.prepare('INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insertSample = this.db.prepare(
+      `INSERT INTO samples (run_id, host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM samples WHERE run_id = ?').run(m.runId);
       this.db.prepare('DELETE FROM runs WHERE run_id = ?').run(m.runId);
@@ -67,6 +61,8 @@ export class History {
         failed: run.summary?.failed ?? null,
         wall_seconds: run.summary?.wallSeconds ?? null,
         stopped_by: run.summary?.stoppedBy ?? null,
+        hosts: hostSetKey(JSON.stringify(hosts)),
+        scenarios: m.lab.scenarios === undefined ? null : JSON.stringify(m.lab.scenarios),
       });
       for (const s of run.samples) {
         const labels = Object.fromEntries(scenarioLabels(s));
@@ -89,18 +85,81 @@ export class History {
   }
 
   runs(lab?: string): HistoryRun[] {
-    const rows = this.db
+    return this.db
       .prepare(
         `SELECT r.*, (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id) AS samples
          FROM runs r ${lab ? 'WHERE r.lab = ?' : ''} ORDER BY r.run_id`,
       )
       .all(...(lab ? [lab] : [])) as HistoryRun[];
-    return rows;
+  }
+
+  run(runId: string): HistoryRun | undefined {
+    return this.runs().find((r) => r.run_id === runId);
+  }
+
+  /**
+   * The good runs of the same setup as `run` (lab, target, host → profile)
+   * that started before it, newest first. Good: it finished every trial it
+   * planned (nothing failed, not interrupted) and recorded samples.
+   */
+  earlierGoodRuns(run: HistoryRun): HistoryRun[] {
+    return this.runs(run.lab)
+      .filter(
+        (r) =>
+          r.run_id < run.run_id &&
+          r.target === run.target &&
+          hostSetKey(r.hosts) === hostSetKey(run.hosts) &&
+          isGood(r),
+      )
+      .reverse();
+  }
+
+  /** A run's samples as samples.ndjson had them (scenario labels in their order). */
+  samples(runId: string): Sample[] {
+    const rows = this.db
+      .prepare(
+        'SELECT host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels FROM samples WHERE run_id = ? ORDER BY rowid',
+      )
+      .all(runId) as SampleRow[];
+    return rows.map(
+      ({ labels, ...core }): Sample => ({
+        run: runId,
+        ...core,
+        ...(labels ? (JSON.parse(labels) as Record<string, string | number>) : {}),
+      }),
+    );
   }
 
   close(): void {
     this.db.close();
   }
+}
+
+/** A samples row: the core labels as columns, the scenario's own as JSON. */
+interface SampleRow {
+  host: string;
+  profile: string;
+  scenario: string;
+  mount: string;
+  rep: number;
+  trial: string;
+  metric: string;
+  value: number;
+  unit: string;
+  timestamp: string;
+  labels: string | null;
+}
+
+/** A host set (JSON host → profile) in one spelling, whatever order its keys were written in. */
+export function hostSetKey(hosts: string | null): string {
+  if (!hosts) return '';
+  const entries = Object.entries(JSON.parse(hosts) as Record<string, string>);
+  return JSON.stringify(Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+/** A run that finished what it planned and measured something: fit to be a baseline. */
+export function isGood(r: HistoryRun): boolean {
+  return r.failed === 0 && r.stopped_by !== 'interrupted' && r.samples > 0;
 }
 
 export interface HistoryRun {
@@ -114,5 +173,9 @@ export interface HistoryRun {
   failed: number | null;
   wall_seconds: number | null;
   stopped_by: string | null;
+  /** JSON object host → profile, keys sorted (null only if a migrated run had no samples). */
+  hosts: string | null;
+  /** JSON of the lab's scenario parameters (null for runs recorded before history version 2). */
+  scenarios: string | null;
   samples: number;
 }

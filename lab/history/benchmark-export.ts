@@ -1,0 +1,44 @@
+import { groupCells, seriesOf } from '../analyze/comparison-rows.js';
+import { describe } from '../analyze/stats.js';
+import type { Sample } from '../record/samples.js';
+import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+
+/**
+ * One entry of github-action-benchmark's custom formats
+ * (`tool: customBiggerIsBetter` / `customSmallerIsBetter`): an array of
+ * { name, unit, value, range?, extra? } per file. Names are
+ * "scenario/host/mount/series/metric", so its charts group by the slashes.
+ */
+export interface BenchmarkEntry {
+  name: string;
+  unit: string;
+  value: number;
+  range: string;
+  extra: string;
+}
+
+/**
+ * A run's headline metrics as two github-action-benchmark files, one per
+ * direction (the tool takes one direction per file): each cell's median
+ * over its repetitions, its spread as ± half the range, n and min–max in extra.
+ */
+export function benchmarkEntries(samples: readonly Sample[], runId: string) {
+  const bigger: BenchmarkEntry[] = [];
+  const smaller: BenchmarkEntry[] = [];
+  for (const { sample, values } of groupCells(samples).values()) {
+    const metric = SCENARIOS[sample.scenario as ScenarioName]?.metrics.find((m) => m.name === sample.metric);
+    if (!metric?.compare) continue;
+    const st = describe(values);
+    const round = (x: number) => Number(x.toPrecision(6));
+    const entry: BenchmarkEntry = {
+      name: [sample.scenario, sample.host, sample.mount, seriesOf(sample), sample.metric].filter(Boolean).join('/'),
+      unit: metric.unit,
+      value: round(st.median),
+      range: `± ${round((st.max - st.min) / 2)}`,
+      extra: `run ${runId}; n=${values.length}; min ${round(st.min)}, max ${round(st.max)}`,
+    };
+    (metric.better === 'higher' ? bigger : smaller).push(entry);
+  }
+  const byName = (a: BenchmarkEntry, b: BenchmarkEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { bigger: bigger.sort(byName), smaller: smaller.sort(byName) };
+}

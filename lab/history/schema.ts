@@ -1,0 +1,74 @@
+import type Database from 'better-sqlite3';
+import { UserError } from '../errors.js';
+
+/**
+ * Versions of results/history.sqlite (kept in SQLite's `user_version`):
+ * - 1: runs and samples, written up to 0cbdd09 (user_version still 0).
+ * - 2: runs also record their host set (`hosts`: host → profile, JSON) and
+ *   the lab's scenario parameters, so a night can find the last good run of
+ *   the same setup without its run folder. A version-1 file is migrated in
+ *   place (its host sets are read back from its own samples).
+ */
+export const HISTORY_VERSION = 2;
+
+const CREATE_V2 = `
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    lab TEXT NOT NULL,
+    started_at TEXT,
+    git_revision TEXT,
+    target TEXT,
+    trials INTEGER,
+    done INTEGER,
+    failed INTEGER,
+    wall_seconds REAL,
+    stopped_by TEXT,
+    hosts TEXT,
+    scenarios TEXT
+  );
+  CREATE TABLE samples (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    host TEXT, profile TEXT, scenario TEXT, mount TEXT, rep INTEGER, trial TEXT,
+    metric TEXT, value REAL, unit TEXT, timestamp TEXT,
+    labels TEXT
+  );
+  CREATE INDEX samples_run ON samples(run_id);
+  CREATE INDEX runs_lab ON runs(lab, run_id);
+`;
+
+/** Version 1 → 2: two columns, filled from what the file already holds. */
+const MIGRATE_1_TO_2 = `
+  ALTER TABLE runs ADD COLUMN hosts TEXT;
+  ALTER TABLE runs ADD COLUMN scenarios TEXT;
+  UPDATE runs SET hosts = (
+    SELECT json_group_object(host, profile) FROM (
+      SELECT DISTINCT host, profile FROM samples WHERE samples.run_id = runs.run_id ORDER BY host
+    )
+  );
+  CREATE INDEX IF NOT EXISTS runs_lab ON runs(lab, run_id);
+`;
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/**
+ * Brings the database at `path` to HISTORY_VERSION: creates it, migrates an
+ * older file in one transaction, or refuses a newer one (exit 2, naming both
+ * versions) rather than writing rows an older reader would misread.
+ */
+export function migrate(db: Database.Database, path: string): void {
+  const stored = Number(db.pragma('user_version', { simple: true }));
+  const version = stored === 0 && hasTable(db, 'runs') ? 1 : stored;
+  if (version > HISTORY_VERSION) {
+    throw new UserError(
+      `${path} is history version ${version}, written by a newer layerlab; this one reads up to version ${HISTORY_VERSION}. Run the newer layerlab, or move the file aside to start a new history.`,
+    );
+  }
+  if (version === HISTORY_VERSION) return;
+  db.transaction(() => {
+    if (version === 0) db.exec(CREATE_V2);
+    if (version === 1) db.exec(MIGRATE_1_TO_2);
+    db.pragma(`user_version = ${HISTORY_VERSION}`);
+  })();
+}
