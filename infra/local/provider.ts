@@ -3,46 +3,42 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
 import type { Inventory } from '../../lab/targets/types.js';
+import type { LocalLabInputs, LocalLabOutputs } from './lab.js';
+
+export type { LocalLabInputs, LocalLabOutputs } from './lab.js';
 
 /**
- * Absolute module URLs, captured as plain strings: Pulumi serializes the
- * provider's functions, so they may capture values but not imported bindings.
+ * Pulumi serializes the provider's functions to text and runs them in its
+ * provider host, a plain `node` without the project's `nodeargs` (no tsx):
+ * there a `.ts` module cannot be imported as such. So the functions capture
+ * two absolute URLs as plain strings (they may capture values, not imported
+ * bindings) and load the lab code through tsx's own API, which works in a
+ * plain node as in the CLI (bin/layerlab.js does the same).
  */
-const UP_MODULE = new URL('../../lab/commands/up.ts', import.meta.url).href;
-const LOAD_MODULE = new URL('../../lab/definition/load.ts', import.meta.url).href;
-const LOCAL_MODULE = new URL('../../lab/targets/local/local.ts', import.meta.url).href;
-const CONTEXT_MODULE = new URL('../../lab/commands/context.ts', import.meta.url).href;
+const LAB_MODULE = new URL('./lab.ts', import.meta.url).href;
+/** Resolved here, from this checkout's node_modules: the host's own module paths are not ours. */
+const TSX_API = import.meta.resolve('tsx/esm/api');
 
-export interface LocalLabInputs {
-  labFile: string;
-  labName: string;
-  /** sha256 of the definition: a changed definition replaces the lab. */
-  definitionHash: string;
-}
+type LabModule = typeof import('./lab.js');
 
-export interface LocalLabOutputs extends LocalLabInputs {
-  inventory: Inventory;
-}
-
-/** Runs `fn` holding the lab's lock, as the CLI does: a `layerlab up`/`down` at the same time gets exit 2. */
-async function withLabLock<T>(labName: string, fn: () => Promise<T>): Promise<T> {
-  const context = (await import(CONTEXT_MODULE)) as typeof import('../../lab/commands/context.js');
-  return context.withLabLock(labName, fn);
+/** The lab code, loaded once per process (the provider host calls create and delete many times). */
+function labModule(): Promise<LabModule> {
+  const cache = globalThis as { __layerlabLocalLab?: Promise<LabModule> };
+  cache.__layerlabLocalLab ??= import(TSX_API).then(
+    (tsx: { tsImport: (specifier: string, parentURL: string) => Promise<LabModule> }) =>
+      tsx.tsImport(LAB_MODULE, LAB_MODULE),
+  );
+  return cache.__layerlabLocalLab;
 }
 
 /** Boots and prepares the lab: the same `up` that `layerlab up` runs. */
 export async function createLocalLab(inputs: LocalLabInputs): Promise<LocalLabOutputs> {
-  const { loadLabDefinition } = (await import(LOAD_MODULE)) as typeof import('../../lab/definition/load.js');
-  const { up } = (await import(UP_MODULE)) as typeof import('../../lab/commands/up.js');
-  const lab = await loadLabDefinition(inputs.labFile, { target: 'local' });
-  const inventory = await withLabLock(lab.name, () => up(lab, inputs.labFile));
-  return { ...inputs, inventory };
+  return (await labModule()).createLab(inputs);
 }
 
 /** Powers off and deletes the lab's VMs and disks: the same `localDown` as `layerlab down`. */
 export async function deleteLocalLab(labName: string): Promise<void> {
-  const { localDown } = (await import(LOCAL_MODULE)) as typeof import('../../lab/targets/local/local.js');
-  await withLabLock(labName, () => localDown(labName));
+  await (await labModule()).deleteLab(labName);
 }
 
 export const localLabProvider: pulumi.dynamic.ResourceProvider<LocalLabInputs, LocalLabOutputs> = {
