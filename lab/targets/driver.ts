@@ -13,6 +13,13 @@ export interface TargetOptions {
   sshCidrs?: string[];
 }
 
+/** A lab definition as a command loaded it: its file, and the target options of the command line. */
+export interface LoadedLab {
+  lab: LabDefinition;
+  file: string;
+  targetOptions: TargetOptions;
+}
+
 export interface ProvisionHooks {
   /** This process will tear the lab down itself (`all`); if it dies, `sweep` may. */
   ephemeral?: boolean;
@@ -28,9 +35,13 @@ export interface Provisioned {
   markPrepared(host: string): void;
 }
 
+/** What teardown did to one host (`*`: the whole lab, as one stack). */
 export interface DownReport {
   host: string;
-  outcome: string;
+  /** Whether what layerlab created there is gone; a false one makes the teardown incomplete. */
+  removed: boolean;
+  /** What happened, as printed after the host's name. */
+  detail: string;
 }
 
 /**
@@ -50,8 +61,26 @@ export interface TargetDriver {
   attach(lab: LabDefinition, opts: TargetOptions): Promise<Provisioned>;
   /** Removes what layerlab created for the lab. */
   down(lab: LabDefinition, opts: TargetOptions, progress: (message: string) => void): Promise<DownReport[]>;
+  /**
+   * Removes a lab known by its name alone (its definition file gone), for
+   * targets whose labs leave state found by name (`down --name`).
+   */
+  downByName?(labName: string): Promise<DownReport[]>;
+  /** How to remove the lab by hand, for messages after a failure or a forced exit. */
+  downHint(lab: LabDefinition, labFile: string, opts: TargetOptions): string;
+  /** How long a host may take, from provisioning, to answer SSH (prepare's deadline). */
+  bootTimeoutSec(lab: LabDefinition): number;
   /** Where people find logs and state when something failed. */
   stateHint(lab: LabDefinition): string;
+}
+
+/**
+ * The hint of a target whose lab is found through its definition file (and
+ * `options`, the command-line options that find it too); `sweep` catches what
+ * the lab's own `down` cannot.
+ */
+export function downByDefinitionHint(lab: LabDefinition, labFile: string, options = ''): string {
+  return `layerlab down --lab ${labFile} --target ${lab.target.kind}${options}; layerlab sweep`;
 }
 
 /** Hosts whose preparation is not tracked: prepare checks them each time (idempotent, cheap when done). */

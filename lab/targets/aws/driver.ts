@@ -9,7 +9,13 @@ import { LabError, UserError } from '../../errors.js';
 import { PACKAGE_ROOT, labStateDir, removeLabStateDir } from '../../paths.js';
 import { hostKeyBlob } from '../../ssh/transport.js';
 import { writeFileAtomic, writeSecret } from '../../util/files.js';
-import { type ProvisionHooks, type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
+import {
+  type ProvisionHooks,
+  type TargetDriver,
+  type TargetOptions,
+  downByDefinitionHint,
+  unprepared,
+} from '../driver.js';
 import { type Inventory, defaultExpiry } from '../types.js';
 import { type ConsoleReader, waitForHostKey } from './console-host-key.js';
 import { ec2ConsoleReader } from './ec2-console.js';
@@ -212,7 +218,15 @@ export const awsDriver: TargetDriver = {
       await stack.workspace.removeStack(name);
     }
     await removeLabStateDir(lab.name);
-    return [{ host: '*', outcome: stack ? `stack ${name} destroyed and removed` : 'nothing to destroy' }];
+    return [{ host: '*', removed: true, detail: stack ? `stack ${name} destroyed and removed` : 'nothing to destroy' }];
+  },
+  downHint(lab, labFile, opts) {
+    // A stack not named after the lab is found only with --stack.
+    return downByDefinitionHint(lab, labFile, opts.stack !== undefined ? ` --stack ${opts.stack}` : '');
+  },
+  bootTimeoutSec() {
+    // Cloud hosts also install packages at first boot (cloud-init), which prepare waits for.
+    return 20 * 60;
   },
   stateHint(lab) {
     return `${join(labStateDir(lab.name), 'controller.log')} (pulumi output)`;

@@ -30,6 +30,16 @@ export const localDriver: TargetDriver = {
   async down(lab) {
     return localDown(lab.name);
   },
+  async downByName(labName) {
+    return localDown(labName);
+  },
+  downHint(lab) {
+    // The state directory is found by the lab's name: no definition file needed.
+    return `layerlab down --name ${lab.name}`;
+  },
+  bootTimeoutSec(lab) {
+    return lab.target.local.bootTimeoutSec;
+  },
   stateHint(lab) {
     return `${join(labStateDir(lab.name), 'hosts')}/<host>.log and <host>/console.log`;
   },

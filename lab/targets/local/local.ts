@@ -166,7 +166,7 @@ export function localInventory(lab: LabDefinition): Inventory {
 }
 
 /** Stops a host's VM, then its share daemon (which normally exits with the VM). */
-async function stopHost(host: LocalHostState, graceMs: number): Promise<DownReport['outcome']> {
+async function stopHost(host: LocalHostState, graceMs: number): Promise<string> {
   const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs, host.pidStart) : 'not-running';
   if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid, host.sharePidStart);
   return outcome;
@@ -183,8 +183,13 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
     await removeLabStateDir(labName);
     return [];
   }
+  // Every host is reported removed: one still running throws below, and nothing is reported.
   const reports = await Promise.all(
-    Object.values(state.hosts).map(async (host) => ({ host: host.name, outcome: await stopHost(host, graceMs) })),
+    Object.values(state.hosts).map(async (host) => ({
+      host: host.name,
+      removed: true,
+      detail: await stopHost(host, graceMs),
+    })),
   );
   const stillRunning = Object.values(state.hosts).filter(
     (h) => isRunning(h) || (h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart)),

@@ -3,10 +3,11 @@ import type { LabDefinition } from '../../definition/schema.js';
 import { UserError, errorMessage } from '../../errors.js';
 import { REMOTE_ROOT, labStateDir } from '../../paths.js';
 import { pushGuestFiles } from '../../prepare/prepare.js';
+import { sessionOver } from '../../run/session.js';
 import { connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
 import { envCommand } from '../../util/shell.js';
-import { type TargetDriver, type TargetOptions, unprepared } from '../driver.js';
+import { type TargetDriver, type TargetOptions, downByDefinitionHint, unprepared } from '../driver.js';
 import type { Inventory } from '../types.js';
 import { checkStaticInventory, labHosts, readStaticInventory } from './inventory.js';
 import { refuseHostsNotTheLabs } from './ownership.js';
@@ -56,21 +57,28 @@ export const staticDriver: TargetDriver = {
           const conn = await connectHost(host, log, Date.now() + 60_000);
           try {
             // Push first so that cleanup works even on a host that was never prepared.
-            await pushGuestFiles(conn);
+            await pushGuestFiles(sessionOver(conn));
             const cleanup = envCommand({ LL_LAB: lab.name }, ['bash', `${REMOTE_ROOT}/guest/cleanup.sh`]);
             const result = await conn.run(cleanup, { timeoutMs: 10 * 60_000 });
             for (const line of result.stdout.trim().split('\n')) if (line) progress(`${host.name}: ${line}`);
-            return { host: host.name, outcome: 'cleaned (machine left running)' };
+            return { host: host.name, removed: true, detail: 'cleaned (machine left running)' };
           } finally {
             conn.close();
           }
         } catch (err) {
-          return { host: host.name, outcome: `NOT cleaned: ${errorMessage(err)}` };
+          return { host: host.name, removed: false, detail: `NOT cleaned: ${errorMessage(err)}` };
         } finally {
           await log.close();
         }
       }),
     );
+  },
+  downHint(lab, labFile, opts) {
+    return downByDefinitionHint(lab, labFile, opts.inventoryFile ? ` --inventory ${opts.inventoryFile}` : '');
+  },
+  bootTimeoutSec() {
+    // The machines are running already; the deadline is the one cloud hosts get.
+    return 20 * 60;
   },
   stateHint(lab) {
     return `${join(labStateDir(lab.name), 'hosts')}/<host>.log`;
