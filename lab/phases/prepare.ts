@@ -12,6 +12,7 @@ import { type ToolImage, ensureToolImage, toolImageTag } from '../toolimages/too
 import type { HostLog } from '../util/log.js';
 import { formatDuration } from '../util/time.js';
 import { hostLogFor, labLog } from './logs.js';
+import type { ProvisionedLab } from './provision.js';
 
 /** The tool images the lab's enabled scenarios run in, each once. */
 export function toolImageNames(lab: LabDefinition): string[] {
@@ -69,6 +70,20 @@ export async function prepareHosts(
   if (failed.length) {
     throw new LabError(`${failed.join('\n')}\n(logs: ${driverFor(lab).stateHint(lab)})`, { phase: 'up' });
   }
+}
+
+/**
+ * Prepares every host provisioning made, each given the target's boot
+ * timeout from now to answer SSH; says when the lab is up.
+ */
+export async function prepareProvisioned(lab: LabDefinition, provisioned: ProvisionedLab): Promise<Inventory> {
+  const { started, images } = provisioned;
+  const deadline = Date.now() + driverFor(lab).bootTimeoutSec(lab) * 1000;
+  await prepareHosts(lab, provisioned.provisioned, images, deadline, started);
+  say(
+    `lab ${lab.name} is up: ${provisioned.provisioned.inventory.hosts.length} host(s) in ${formatDuration(Date.now() - started)}`,
+  );
+  return provisioned.provisioned.inventory;
 }
 
 /** The lab's hosts, prepared (targets that do not track it are checked, cheaply). */
