@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadLabDefinition } from '../definition/load.js';
-import { type LabDefinition, NAME_RE } from '../definition/schema.js';
+import { NAME_RE } from '../definition/schema.js';
 import { UserError } from '../errors.js';
-import { labLockPath, labLockWhat, labStateDir } from '../paths.js';
+import { labLockPath, labLockWhat } from '../paths.js';
 import { isRunId } from '../record/layout.js';
-import type { TargetOptions } from '../targets/driver.js';
-import { TARGET_DRIVERS } from '../targets/index.js';
+import type { LoadedLab, TargetOptions } from '../targets/driver.js';
+import { driverFor } from '../targets/index.js';
 import { type Lock, acquireLock, assertNotHeld, withLock } from '../util/lock.js';
-import { HostLog } from '../util/log.js';
 
 /**
  * A name given on the command line (`--name`, `--stack`, `--lab` of history)
@@ -55,11 +54,7 @@ export interface LabCliOptions {
   sshCidr?: string[];
 }
 
-export interface LoadedLab {
-  lab: LabDefinition;
-  file: string;
-  targetOptions: TargetOptions;
-}
+export type { LoadedLab };
 
 /**
  * Loads the lab definition (with `--target`; `--inventory` implies static)
@@ -79,20 +74,7 @@ export async function requireLab(opts: LabCliOptions): Promise<LoadedLab> {
   // A lab in use is refused before the (possibly slow) preflight; the lock is
   // taken after it, so that input refused by preflight leaves no state behind.
   assertNotHeld(labLockPath(lab.name), labLockWhat(lab.name));
-  await TARGET_DRIVERS[lab.target.kind].preflight(lab, targetOptions);
+  await driverFor(lab).preflight(lab, targetOptions);
   lockLab(lab.name);
   return { lab, file, targetOptions };
-}
-
-/** How to remove a lab by hand, for messages after a failure or a forced exit. */
-export function downHint(loaded: LoadedLab): string {
-  const { lab, file, targetOptions } = loaded;
-  if (lab.target.kind === 'local') return `layerlab down --name ${lab.name}`;
-  const extra = targetOptions.inventoryFile ? ` --inventory ${targetOptions.inventoryFile}` : '';
-  return `layerlab down --lab ${file} --target ${lab.target.kind}${extra}; layerlab sweep`;
-}
-
-/** Controller-side log of a lab's lifecycle (image builds, qemu, pulumi). */
-export function labLog(lab: string): HostLog {
-  return new HostLog(join(labStateDir(lab), 'controller.log'));
 }

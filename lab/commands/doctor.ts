@@ -122,3 +122,11 @@ export async function installMissing(checks: readonly Check[]): Promise<boolean>
   });
   return true;
 }
+
+/** `layerlab doctor [--install]`: exit 2 while something required is missing. */
+export async function doctorCommand(opts: { install?: boolean }): Promise<void> {
+  let checks = runChecks();
+  if (opts.install && (await installMissing(checks))) checks = runChecks();
+  printChecks(checks);
+  if (checks.some((c) => !c.ok && !c.optional)) process.exitCode = 2;
+}

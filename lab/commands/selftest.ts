@@ -1,10 +1,13 @@
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { analyzeRun } from '../analyze/analysis.js';
 import { type ComparisonRow, controlFamily } from '../analyze/comparison-rows.js';
 import { ALPHA, MIN_RUNS } from '../analyze/verdict.js';
 import { type LabDefinition, labSchema } from '../definition/schema.js';
+import { upRunDown } from '../phases/lifecycle.js';
+import { writeSelftestReport } from '../record/derived.js';
 import { loadRun } from '../record/load.js';
-import { writeFileAtomic } from '../util/files.js';
+import { type LabCliOptions, lockLab, requireLab } from './context.js';
+import { installInterruptHandler } from './interrupt.js';
 
 /**
  * The A/A lab: the lab's first host twice (hosts `a` and `b`, identical),
@@ -136,9 +139,26 @@ export async function writeSelftest(runDir: string): Promise<AaVerdict & { path:
   // The host-vs-host rows are the A/A family, every one of them null; the mount rows are not (layer and
   // volume really differ) and would loosen the control of the null ones. So they are controlled alone.
   const verdict = aaVerdict(controlFamily(rows.filter((r) => r.axis === 'profile')));
-  const path = join(runDir, 'selftest.md');
-  const runId = basename(runDir);
-  await writeFileAtomic(path, formatAaVerdict(runId, verdict));
+  const path = await writeSelftestReport(runDir, formatAaVerdict(basename(runDir), verdict));
   const summary = `A/A: ${verdict.claimed.length} of ${verdict.compared} trial families of identical hosts claimed a difference (${pct(verdict.rate)}; calibrated level at most ${pct(ALPHA)})`;
   return { ...verdict, path, summary };
+}
+
+/**
+ * `layerlab selftest --lab <file>`: the A/A lab up, run, reported and down,
+ * then selftest.md; exit 1 when the run failed or the lab is too noisy.
+ */
+export async function selftestCommand(opts: LabCliOptions & { keep?: boolean }): Promise<void> {
+  const loaded = await requireLab(opts);
+  const aa = { ...loaded, lab: aaLab(loaded.lab) };
+  lockLab(aa.lab.name);
+  const controller = installInterruptHandler(aa);
+  const result = await upRunDown(aa, { keep: opts.keep, signal: controller.signal });
+  if (!result.runDir) {
+    process.exitCode = 1;
+    return;
+  }
+  const verdict = await writeSelftest(result.runDir);
+  process.stdout.write(`${verdict.summary}\nselftest: ${verdict.path}\n`);
+  if (result.failed || verdict.tooNoisy) process.exitCode = 1;
 }

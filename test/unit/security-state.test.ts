@@ -22,8 +22,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { toolImageNames } from '../../lab/commands/up.ts';
 import { loadLabDefinition } from '../../lab/definition/load.ts';
+import { toolImageNames } from '../../lab/phases/prepare.ts';
 import { makePlan } from '../../lab/plan/plan.ts';
 import { createRunDir } from '../../lab/record/layout.ts';
 import { toolImageTag } from '../../lab/toolimages/toolimages.ts';
