@@ -34,20 +34,17 @@ function freeBytes(path: string): number {
   return s.bavail * s.bsize;
 }
 
-export function runChecks(): Check[] {
-  const checks: Check[] = [];
-  const major = Number(process.versions.node.split('.')[0]);
-  checks.push({ what: 'Node.js >= 20', ok: major >= 20, detail: process.version, fix: 'install Node.js 20' });
-  for (const t of TOOLS) {
+function toolChecks(): Check[] {
+  const checks: Check[] = TOOLS.map((t) => {
     const path = which(t.cmd);
-    checks.push({
+    return {
       what: t.cmd,
       ok: !!path,
       detail: path ? path : `missing (${t.why})`,
       aptPackage: t.pkg,
       fix: `apt-get install -y --no-install-recommends ${t.pkg}`,
-    });
-  }
+    };
+  });
   const virtiofsd = findVirtiofsd();
   checks.push({
     what: 'virtiofsd',
@@ -57,13 +54,11 @@ export function runChecks(): Check[] {
     fix: 'apt-get install -y --no-install-recommends qemu-system-common',
     optional: true,
   });
-  const root = process.getuid?.() === 0;
-  checks.push({
-    what: 'running as root',
-    ok: root,
-    detail: root ? 'yes' : 'no: mmdebstrap --mode=root and cache=none disks need root',
-    fix: 'run layerlab as root (sudo -E npx layerlab ...)',
-  });
+  return checks;
+}
+
+/** Informational: KVM when /dev/kvm is usable, else TCG; never a failure. */
+function acceleratorCheck(): Check {
   let kvm = false;
   try {
     accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
@@ -71,33 +66,54 @@ export function runChecks(): Check[] {
   } catch {
     // TCG then
   }
-  checks.push({
+  return {
     what: 'accelerator',
     ok: true,
     detail: kvm
       ? '/dev/kvm is usable; `up` boots a probe under KVM and falls back to TCG if the guest does not run'
       : 'no usable /dev/kvm: QEMU TCG (software emulation; slower, numbers measure the emulated CPU too)',
-  });
-  const sources = aptSourceFiles();
-  checks.push({
-    what: 'apt sources for Debian 12',
-    ok: sources.length > 0,
-    detail: sources.length ? sources.join(', ') : 'none found',
-    fix: 'set LAYERLAB_APT_SOURCES=/path/to/bookworm.sources',
-  });
-  for (const [what, path] of [
-    ['free disk (image cache)', cacheRoot()],
-    ['free disk (lab state)', stateRoot()],
-  ] as const) {
+  };
+}
+
+function diskChecks(): Check[] {
+  return (
+    [
+      ['free disk (image cache)', cacheRoot()],
+      ['free disk (lab state)', stateRoot()],
+    ] as const
+  ).map(([what, path]) => {
     const free = freeBytes(path);
-    checks.push({
+    return {
       what,
       ok: free >= MIN_FREE,
       detail: `${formatBytes(free)} free in ${path}`,
       fix: `free at least ${formatBytes(MIN_FREE)} there, or set LAYERLAB_CACHE / LAYERLAB_HOME elsewhere`,
-    });
-  }
-  return checks;
+    };
+  });
+}
+
+export function runChecks(): Check[] {
+  const major = Number(process.versions.node.split('.')[0]);
+  const root = process.getuid?.() === 0;
+  const sources = aptSourceFiles();
+  return [
+    { what: 'Node.js >= 20', ok: major >= 20, detail: process.version, fix: 'install Node.js 20' },
+    ...toolChecks(),
+    {
+      what: 'running as root',
+      ok: root,
+      detail: root ? 'yes' : 'no: mmdebstrap --mode=root and cache=none disks need root',
+      fix: 'run layerlab as root (sudo -E npx layerlab ...)',
+    },
+    acceleratorCheck(),
+    {
+      what: 'apt sources for Debian 12',
+      ok: sources.length > 0,
+      detail: sources.length ? sources.join(', ') : 'none found',
+      fix: 'set LAYERLAB_APT_SOURCES=/path/to/bookworm.sources',
+    },
+    ...diskChecks(),
+  ];
 }
 
 export function printChecks(checks: readonly Check[]): void {
