@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { MountKind } from '../catalog.js';
+import type { ScenarioReport } from '../report/model.js';
 
 /** One measured value, before the runner adds run/host/trial labels. */
 export interface MeasuredValue {
@@ -54,4 +55,6 @@ export interface Scenario<P = unknown> {
   /** Bytes the scenario writes on the data disk per trial (refused if it does not fit). */
   diskBytes(params: P): number;
   parse(raw: string): ParseResult;
+  /** Its section of the report and the seed claims it answers (lab/scenarios/<name>/report.ts). */
+  report: ScenarioReport;
 }

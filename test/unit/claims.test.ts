@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
-import type { LoadedRun } from '../../lab/record/load.ts';
+import { type LoadedRun, recordedLab } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
 import { answerClaims, calibrationRows, calibrationSection } from '../../lab/report/claims.ts';
+import { renderMarkdown } from '../../lab/report/markdown.ts';
 
 const HOSTS = [
   { name: 'xfs', profile: 'overlay2-xfs' },
@@ -69,10 +70,11 @@ function lifecycle(dmRun: number, dmRm: number): Sample[] {
   return out;
 }
 
-const answer = (samples: Sample[], seed: string, hosts = HOSTS) => {
-  const r = run(samples, hosts);
-  return answerClaims(r, analyzeRun(r)).find((a) => a.seed === seed);
-};
+/** What the report builder gives the claims: the analysis and the lab as recorded. */
+const context = (r: LoadedRun) => ({ analysis: analyzeRun(r), lab: recordedLab(r) });
+
+const answer = (samples: Sample[], seed: string, hosts = HOSTS) =>
+  answerClaims(context(run(samples, hosts))).find((a) => a.seed === seed);
 
 describe('seed claims', () => {
   it('004 is confirmed when devicemapper is slower to run and to remove, contradicted when faster', () => {
@@ -191,9 +193,9 @@ describe('seed claims', () => {
         ['host-user-dir', hostUserDirWrote],
         ['chown-fix', 1],
       ].map(([c, v]) => sample('xfs', 'permissions', 'none', 1, 'wrote', Number(v), { case: String(c) }));
-    const same = answerClaims(run(perms(0)), analyzeRun(run(perms(0)))).find((a) => a.claim.includes('uid-65534'));
+    const same = answerClaims(context(run(perms(0)))).find((a) => a.claim.includes('uid-65534'));
     assert.equal(same?.answer, 'confirmed');
-    const differs = answerClaims(run(perms(1)), analyzeRun(run(perms(1)))).find((a) => a.claim.includes('uid-65534'));
+    const differs = answerClaims(context(run(perms(1)))).find((a) => a.claim.includes('uid-65534'));
     assert.equal(differs?.answer, 'contradicted');
     assert.deepEqual(differs?.evidence, [
       '2 of 3 cases as in seed 003 on every host and repetition',
@@ -214,8 +216,8 @@ describe('calibration check (A/A pairs inside every run)', () => {
     return out;
   };
   const section = (samples: Sample[]) => {
-    const r = run(samples);
-    return calibrationSection(calibrationRows(r, analyzeRun(r))).join('\n');
+    const section = calibrationSection(calibrationRows(context(run(samples))));
+    return renderMarkdown({ title: 't', sections: section ? [section] : [] });
   };
 
   it('volume vs bind agreeing is a calibrated run; a difference there is a warning, not a finding', () => {
@@ -229,10 +231,35 @@ describe('calibration check (A/A pairs inside every run)', () => {
   it("the lab's own equivalent pairs are checked too", () => {
     const r = run(fio(1));
     (r.manifest.lab as { equivalent?: [string, string][] }).equivalent = [['layer', 'bind']];
-    const rows = calibrationRows(r, analyzeRun(r));
+    const rows = calibrationRows(context(r));
     assert.deepEqual(
       rows.map((x) => `${x.a}/${x.b}`),
       ['layer/bind', 'volume/bind'],
+    );
+  });
+});
+
+describe('seed claims in the report', () => {
+  it('are listed in their fixed order whatever order the scenarios register in: 004, 003 (fio), 000, 002, 003 (permissions)', () => {
+    const samples: Sample[] = [
+      ...lifecycle(40, 5),
+      ...['layer', 'volume', 'bind', 'hostshare'].flatMap((mount) =>
+        reps(1000).map((v, i) => sample('xfs', 'fio', mount, i + 1, 'bw', v, { job: 'seqread', direction: 'read' })),
+      ),
+      ...['volume', 'hostshare'].flatMap((mount) =>
+        reps(mount === 'volume' ? 250 : 20).map((v, i) => sample('xfs', 'db-import', mount, i + 1, 'seconds', v, {})),
+      ),
+      ...['layer', 'hostshare'].flatMap((mount) =>
+        reps(mount === 'hostshare' ? 5 : 40).map((v, i) =>
+          sample('xfs', 'dbench', mount, i + 1, 'throughput', v, { op: 'all' }),
+        ),
+      ),
+      sample('xfs', 'permissions', 'none', 1, 'wrote', 0, { case: 'missing-host-path' }),
+    ];
+    const answers = answerClaims(context(run(samples)));
+    assert.deepEqual(
+      answers.map((a) => `${a.seed} ${a.claim.split(' ').slice(0, 2).join(' ')}`),
+      ['004 devicemapper (direct-lvm)', '003 no fio', '000 the MySQL', '002 dbench on', '003 a uid-65534'],
     );
   });
 });

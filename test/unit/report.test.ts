@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeRun } from '../../lab/analyze/analysis.ts';
 import { loadRun } from '../../lab/record/load.ts';
+import { buildReport } from '../../lab/report/build.ts';
 import { renderHtml } from '../../lab/report/html.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { NO_CELL, type Report, inline, paragraph, plain, prose, table } from '../../lab/report/model.ts';
 import { dotsSpec } from '../../lab/report/plots.ts';
 import { writeRun } from './run-fixture.ts';
 
@@ -15,7 +17,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('report.md', () => {
   writeRun(dir);
-  const md = renderMarkdown(loadRun(dir), analyzeRun(loadRun(dir)));
+  const md = renderMarkdown(buildReport(loadRun(dir), analyzeRun(loadRun(dir))));
 
   it('has a table per host with median (min–max) and n per job and mount', () => {
     assert.match(md, /### xfs \(overlay2-xfs\)/);
@@ -87,10 +89,10 @@ describe('report.html', () => {
   it('is self-contained: inline SVG plots (dots and forest), the same tables, no scripts', async () => {
     const run = loadRun(dir);
     const analysis = analyzeRun(run);
-    const html = await renderHtml(run, analysis, renderMarkdown(run, analysis));
+    const html = await renderHtml(buildReport(run, analysis));
     assert.equal((html.match(/<svg /g) ?? []).length, 3, 'bw dots, p99 dots, forest plot');
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/, 'no scripts, nothing fetched');
-    assert.match(html, /<td>randread<\/td><td>layer<\/td><td>103000 \(101000–105000\)<\/td>/);
+    assert.match(html, /<td>randread<\/td><td>layer<\/td><td class="num">103000 \(101000–105000\)<\/td>/);
     writeFileSync(join(dir, 'report.html'), html);
   });
 
@@ -162,13 +164,85 @@ describe('report.html', () => {
   );
 });
 
-describe('Markdown to HTML', () => {
-  it('renders the seed claims and their evidence as a two-level list, not one paragraph', async () => {
-    const { markdownToHtml } = await import('../../lab/report/html.ts');
+describe('one report model, two renderers', () => {
+  const model: Report = {
+    title: 'a <title>',
+    sections: [
+      {
+        level: 1,
+        title: plain('a <title>'),
+        blocks: [
+          paragraph(prose('intro with `code` and **bold**'), plain('second line: `not code` | **not bold**')),
+          {
+            kind: 'list',
+            items: [
+              { text: prose('**a** one'), items: [plain('e1'), plain('e2')] },
+              { text: plain('b two'), items: [] },
+            ],
+          },
+        ],
+      },
+      {
+        level: 2,
+        title: plain('Table'),
+        blocks: [
+          table(
+            ['k', 'v'],
+            ['left', 'right'],
+            [
+              [plain('a|b'), inline`${3} **differs**`],
+              [plain('x'), NO_CELL],
+            ],
+          ),
+          { kind: 'figure', caption: plain('no plot: why') },
+        ],
+      },
+    ],
+  };
+
+  it('Markdown: blocks apart by a blank line, table cells escaped, guest text never read as markup, no figures', () => {
     assert.equal(
-      markdownToHtml('intro\n\n- **a** one\n  - e1\n  - e2\n- b two\n- c\n  - e3\n\nafter'),
-      '<p>intro</p>\n<ul><li><strong>a</strong> one<ul><li>e1</li><li>e2</li></ul></li><li>b two</li><li>c<ul><li>e3</li></ul></li></ul>\n<p>after</p>',
+      renderMarkdown(model),
+      [
+        '# a <title>',
+        '',
+        'intro with `code` and **bold**',
+        'second line: `not code` | **not bold**',
+        '',
+        '- **a** one',
+        '  - e1',
+        '  - e2',
+        '- b two',
+        '',
+        '## Table',
+        '',
+        '| k | v |',
+        '|---|---:|',
+        '| a\\|b | 3 **differs** |',
+        '| x | |',
+        '',
+      ].join('\n'),
     );
+  });
+
+  it('HTML: the same blocks as elements, plain text escaped and shown as it is, lists two levels deep', async () => {
+    const html = await renderHtml(model);
+    assert.match(html, /<title>a &lt;title&gt;<\/title>/);
+    assert.match(
+      html,
+      /<p>intro with <code>code<\/code> and <strong>bold<\/strong> second line: `not code` \| \*\*not bold\*\*<\/p>/,
+    );
+    assert.match(html, /<ul><li><strong>a<\/strong> one<ul><li>e1<\/li><li>e2<\/li><\/ul><\/li><li>b two<\/li><\/ul>/);
+    assert.match(
+      html,
+      /<tr><td>a\|b<\/td><td class="num">3 <strong>differs<\/strong><\/td><\/tr><tr><td>x<\/td><td class="num"><\/td><\/tr>/,
+    );
+    assert.match(html, /<p class="no-figure">no plot: why<\/p>/);
+  });
+
+  it('report.html is not made from report.md: the renderers share only the model', () => {
+    const source = readFileSync(new URL('../../lab/report/html.ts', import.meta.url), 'utf8');
+    assert.doesNotMatch(source, /markdown/i);
   });
 });
 

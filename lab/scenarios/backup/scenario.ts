@@ -3,6 +3,7 @@ import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
 import { parseBackup } from './parse.js';
+import { backupReport } from './report.js';
 
 const size = sizeParam(1, 1024 ** 3);
 
@@ -47,4 +48,5 @@ export const backup: Scenario<BackupParams> = {
   // The dataset twice (bind directory and volume) and one archive at a time.
   diskBytes: (p) => Math.ceil(datasetBytes(p) * 3.2) + (p.largeFiles + p.smallFiles) * 4096 * 2,
   parse: parseBackup,
+  report: backupReport,
 };

@@ -3,6 +3,7 @@ import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
 import { parseDbImport } from './parse.js';
+import { dbImportReport } from './report.js';
 
 /** The generator's prose compresses about 2.7:1 with gzip -6 (measured: 3,000,000 B of SQL → 1,104,300 B). */
 const GZIP_RATIO = 2.7;
@@ -39,4 +40,5 @@ export const dbImport: Scenario<DbImportParams> = {
   // InnoDB's files (ibdata, logs: ~110 MB) plus the data, about 2x the SQL text, and the dump.
   diskBytes: (p) => 160 * 1024 ** 2 + sqlBytes(p) * 3,
   parse: parseDbImport,
+  report: dbImportReport,
 };

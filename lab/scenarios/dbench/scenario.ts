@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Scenario } from '../types.js';
 import { parseDbench } from './parse.js';
+import { dbenchReport } from './report.js';
 
 const params = z
   .object({
@@ -50,4 +51,5 @@ export const dbench: Scenario<DbenchParams> = {
   // client.txt's file set is about 25 MB per client.
   diskBytes: (p) => p.clients * 32 * 1024 ** 2,
   parse: parseDbench,
+  report: dbenchReport,
 };

@@ -3,6 +3,7 @@ import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
 import { FIO_JOBS, FIO_JOB_NAMES, parseFioJson } from './parse.js';
+import { fioReport } from './report.js';
 
 const params = z
   .object({
@@ -74,4 +75,5 @@ export const fio: Scenario<FioParams> = {
   expectedSeconds: (p) => selectedJobs(p).length * (p.ramp + p.runtime) + 20,
   diskBytes: (p) => parseSize(p.size) ?? 0,
   parse: parseFioJson,
+  report: fioReport,
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Scenario } from '../types.js';
 import { parseLifecycle } from './parse.js';
+import { lifecycleReport } from './report.js';
 
 const params = z
   .object({
@@ -36,4 +37,5 @@ export const lifecycle: Scenario<LifecycleParams> = {
   expectedSeconds: (p) => 10 + 12 * p.containers + 40 * p.churnContainers,
   diskBytes: (p) => (p.containers + p.churnContainers) * 64 * 1024 ** 2,
   parse: parseLifecycle,
+  report: lifecycleReport,
 };

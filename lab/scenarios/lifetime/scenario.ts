@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Scenario } from '../types.js';
 import { parseLifetime } from './parse.js';
+import { lifetimeReport } from './report.js';
 
 const params = z.object({}).strict();
 
@@ -20,4 +21,5 @@ export const lifetime: Scenario<z.output<typeof params>> = {
   expectedSeconds: () => 55,
   diskBytes: () => 1024 * 1024,
   parse: parseLifetime,
+  report: lifetimeReport,
 };

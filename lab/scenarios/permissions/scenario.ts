@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Scenario } from '../types.js';
 import { PERMISSION_CASES } from './cases.js';
 import { parsePermissions } from './parse.js';
+import { permissionsReport } from './report.js';
 
 const CASE_NAMES = PERMISSION_CASES.map((c) => c.name) as [string, ...string[]];
 
@@ -32,4 +33,5 @@ export const permissions: Scenario<z.output<typeof params>> = {
   expectedSeconds: (p) => 14 * p.cases.length,
   diskBytes: () => 1024 * 1024,
   parse: parsePermissions,
+  report: permissionsReport,
 };

@@ -1,0 +1,106 @@
+import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { LabDefinition } from '../definition/schema.js';
+import { Journal } from '../record/journal.js';
+import { type LoadedRun, recordedLab } from '../record/load.js';
+import { getScenario } from '../scenarios/index.js';
+import { formatDuration } from '../util/time.js';
+import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
+import { scenarioFigures } from './figures.js';
+import { fmt } from './format.js';
+import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
+import { FILES_SECTION, comparisonSection, failedTrialsSection, hostsSection, noiseSection } from './run-sections.js';
+
+type RunSummary = NonNullable<LoadedRun['summary']>;
+
+const STOP_TEXT: Record<NonNullable<RunSummary['stoppedBy']>, string> = {
+  'fixed-count': 'the fixed count',
+  'target-ci-width': 'the target interval width was reached',
+  'max-repetitions': 'the maximum repetitions were reached before the target interval width',
+  budget: 'the time budget',
+  interrupted: 'an interruption',
+};
+
+/** "3 repetition(s)", or the stop rule and what ended the run. */
+function repetitionsText(r: LabDefinition['repetitions'] | number, summary: RunSummary | undefined): string {
+  if (typeof r === 'number' || (r.min === r.max && r.targetCiWidth === undefined && r.budgetMinutes === undefined)) {
+    return `${typeof r === 'number' ? r : r.max} repetition(s)`;
+  }
+  const rule = [
+    `${r.min}–${r.max} repetitions`,
+    r.targetCiWidth !== undefined ? `target interval width ${r.targetCiWidth}` : '',
+    r.budgetMinutes !== undefined ? `budget ${r.budgetMinutes} min` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (!summary) return `stop rule (${rule})`;
+  const widest = summary.widestInterval !== undefined ? `; widest interval ${fmt(summary.widestInterval)}` : '';
+  return `stop rule (${rule}): ran ${summary.repetitions}, ended by ${summary.stoppedBy ? STOP_TEXT[summary.stoppedBy] : '?'}${widest}`;
+}
+
+/** The report's heading and what ran: run, target, repetitions, trial order, git; trials done and failed. */
+function headerSection(run: LoadedRun): Section {
+  // Fields older runs may lack read as "?" or "undefined", as they always have.
+  const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
+  const plan = m.plan as { seed?: number; mode?: string } | undefined;
+  const target = (m.inventory as { target?: string } | undefined)?.target ?? '?';
+  const repetitions = repetitionsText(m.lab.repetitions as LabDefinition['repetitions'], run.summary);
+  const states = [...Journal.finalStates(run.journal).values()];
+  const count = (state: string) => states.filter((e) => e.state === state).length;
+  const wall = run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : '';
+  return {
+    level: 1,
+    title: plain(`layerlab report: ${m.lab.name}`),
+    blocks: [
+      paragraph(
+        inline`Run ${code(String(m.runId))} · target ${code(target)} · ${repetitions} · trial order seed ${String(plan?.seed ?? m.lab.seed)} (${plan?.mode ?? ''}) · git ${String(m.gitRevision ?? 'unknown')}`,
+      ),
+      paragraph(
+        inline`Trials: ${count('done')} done, ${count('failed')} failed${wall}${run.summary?.stoppedBy === 'interrupted' ? inline` — ${bold('interrupted')}` : ''}.`,
+      ),
+      paragraph(
+        prose('Each cell is the **median (min–max)** over repetitions; n counts the trials that produced the value.'),
+        prose(
+          'Under QEMU TCG the absolute numbers measure the emulated CPU as much as the disk: compare columns, not machines.',
+        ),
+      ),
+      ...(run.samples.length ? [] : [paragraph(prose('No samples were collected.'))]),
+    ],
+  };
+}
+
+/** A scenario's sections: its heading, lead and plots, its tables per host, its comparisons. */
+function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[] {
+  const lab = recordedLab(run);
+  const { name, samples, comparisons } = scenario;
+  // A scenario this version no longer knows (an old run) still gets its heading and comparisons.
+  const registered = getScenario(name);
+  const own = registered?.report.section({ lab, samples }) ?? { blocks: [], sections: [] };
+  const heading: Section = {
+    level: 2,
+    title: plain(registered?.summary ?? name),
+    blocks: [...own.blocks, ...(registered ? scenarioFigures(registered, scenario, lab.mounts) : [])],
+  };
+  const compared = comparisonSection(comparisons);
+  return [heading, ...own.sections, ...(compared ? [compared] : [])];
+}
+
+/**
+ * The report of a run, built once from the run and its analysis: what ran,
+ * the seed claims, the calibration check, a section per scenario, then
+ * failed trials, noise, hosts and files. report.md and report.html render it.
+ */
+export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Report {
+  const lab = recordedLab(run);
+  const failed = [...Journal.finalStates(run.journal).values()].filter((e) => e.state === 'failed');
+  const sections = [
+    headerSection(run),
+    claimsSection(answerClaims({ analysis, lab })),
+    calibrationSection(calibrationRows({ analysis, lab })),
+    ...analysis.flatMap((scenario) => scenarioSections(scenario, run)),
+    failedTrialsSection(failed),
+    noiseSection(run),
+    hostsSection(run),
+    FILES_SECTION,
+  ];
+  return { title: `layerlab report: ${lab.name}`, sections: sections.filter((s) => s !== undefined) };
+}

@@ -1,0 +1,128 @@
+import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { ComparisonRow } from '../analyze/comparison-rows.js';
+import { MIN_RUNS } from '../analyze/verdict.js';
+import { PROFILES, type ProfileName } from '../catalog.js';
+import type { RecordedLab } from '../record/load.js';
+import type { ClaimAnswer } from './model.js';
+
+/**
+ * The parts the seed claims are made of (each claim lives with its scenario,
+ * lab/scenarios/<name>/report.ts): comparison rows as evidence, a claimed
+ * direction over a set of rows, the seed's size against our interval. Only
+ * type imports from the record: the scenario registry loads this module.
+ */
+
+export type Rows = readonly ComparisonRow[];
+
+export const rowText = (r: ComparisonRow) =>
+  `${r.metric.name}${r.series && r.series !== 'all' ? ` of ${r.series}` : ''}: ${r.a} vs ${r.b}${r.axis === 'mount' ? ` on host ${r.within}` : ` (mount ${r.within})`} — ${r.result.text}`;
+
+/** Both sides have data: a configuration the run did not measure is no evidence. */
+export const measured = (r: ComparisonRow) => r.result.nA > 0 && r.result.nB > 0;
+
+/** Did side `better` come out better in this row (family-controlled verdict)? */
+function direction(r: ComparisonRow, better: string): 'as-claimed' | 'opposite' | 'none' {
+  const v = r.result.verdict;
+  if (v !== 'a-better' && v !== 'b-better') return 'none';
+  const winner = v === 'a-better' ? r.a : r.b;
+  return winner === better ? 'as-claimed' : 'opposite';
+}
+
+const times = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(2) : x.toFixed(1)}×` : '∞');
+
+/**
+ * How many times worse the claimed-worse side came out, with the 95%
+ * interval, in the seed's orientation: worse/better for seconds and
+ * latency, better/worse for throughput — so 1 means no gap and the seed's
+ * "5× slower" reads as 5 either way.
+ */
+function timesWorse(r: ComparisonRow, better: string): { est: number; lo: number; hi: number } | undefined {
+  const { ratio, lo, hi } = r.result;
+  if (ratio === undefined || lo === undefined || hi === undefined) return undefined;
+  const invert = (better === r.a) !== (r.metric.better === 'higher');
+  return invert ? { est: 1 / ratio, lo: 1 / hi, hi: 1 / lo } : { est: ratio, lo, hi };
+}
+
+/** The seed's factor against our interval, as a sentence and a judgement. */
+function sizeCheck(
+  r: ComparisonRow,
+  better: string,
+  seedFactor: number,
+): { judged: ClaimAnswer['size']; text: string } {
+  const ours = timesWorse(r, better);
+  if (!ours || !Number.isFinite(ours.lo) || !Number.isFinite(ours.hi) || ours.lo <= 0) {
+    return {
+      judged: 'not shown',
+      text: `size: the seed's ${times(seedFactor)} cannot be checked (no bounded interval at this n)`,
+    };
+  }
+  const interval = `${times(ours.lo)}–${times(ours.hi)}`;
+  if (seedFactor >= ours.lo && seedFactor <= ours.hi)
+    return {
+      judged: 'as the seed',
+      text: `size: the seed's ${times(seedFactor)} lies inside our ${interval} (estimate ${times(ours.est)})`,
+    };
+  return {
+    judged: 'contradicted',
+    text: `size contradicted: the seed's ${times(seedFactor)} lies ${seedFactor > ours.hi ? 'above' : 'below'} our ${interval} (estimate ${times(ours.est)})`,
+  };
+}
+
+export interface Candidate {
+  row: ComparisonRow;
+  better: string;
+  /** The seed's own "times worse" for this comparison, when it quotes one. */
+  seedFactor?: number;
+}
+
+/** "X is slower/worse than Y" over a set of comparison rows, with the seed's size where it gave one. */
+export function ordered(seed: string, claim: string, candidates: Candidate[]): ClaimAnswer | undefined {
+  const rows = candidates.filter(({ row }) => measured(row));
+  if (!rows.length) return undefined;
+  const outcomes = rows.map(({ row, better }) => direction(row, better));
+  const enough = rows.every(({ row }) => row.result.verdict !== 'not-enough-runs');
+  const sizes = rows.map((c) => (c.seedFactor === undefined ? undefined : sizeCheck(c.row, c.better, c.seedFactor)));
+  const evidence = rows.map(({ row }, i) => `${rowText(row)}${sizes[i] ? `; ${sizes[i]?.text}` : ''}`);
+  let answer: ClaimAnswer['answer'] = 'not shown';
+  if (outcomes.includes('opposite')) answer = 'contradicted';
+  else if (enough && outcomes.every((o) => o === 'as-claimed')) answer = 'confirmed';
+  if (!enough)
+    evidence.push(`some comparisons have too few runs to show a difference at 95% (${MIN_RUNS} per side can)`);
+  const judged = sizes.filter((x) => x !== undefined).map((x) => x.judged);
+  const size: ClaimAnswer['size'] = !judged.length
+    ? undefined
+    : judged.includes('contradicted')
+      ? 'contradicted'
+      : judged.every((j) => j === 'as the seed')
+        ? 'as the seed'
+        : 'not shown';
+  return { seed, claim, answer, ...(size ? { size } : {}), evidence };
+}
+
+export function rowsOf(analysis: readonly ScenarioAnalysis[], scenario: string): Rows {
+  return analysis.find((a) => a.name === scenario)?.comparisons ?? [];
+}
+
+/** Mount kinds whose data lives on the VM's own disks (hostshare's lives on its host). */
+export const VM_LOCAL_MOUNTS = ['layer', 'volume', 'bind'];
+
+/** Each host's storage driver, from its profile in the catalog. */
+export function driverOf(lab: RecordedLab): Map<string, string> {
+  return new Map(lab.hosts.map((h) => [h.name, PROFILES[h.profile as ProfileName]?.storageDriver ?? '']));
+}
+
+/** Mount comparisons of one metric between hostshare and the VM-local kinds. */
+export function hostshareRows(
+  analysis: readonly ScenarioAnalysis[],
+  scenario: string,
+  metric: string,
+  local: readonly string[],
+): Rows {
+  return rowsOf(analysis, scenario).filter(
+    (r) =>
+      r.axis === 'mount' &&
+      r.metric.name === metric &&
+      [r.a, r.b].includes('hostshare') &&
+      local.includes(r.a === 'hostshare' ? r.b : r.a),
+  );
+}

@@ -1,0 +1,213 @@
+import type { TopLevelSpec } from 'vega-lite';
+import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { RecordedLab } from '../record/load.js';
+import type { Sample } from '../record/samples.js';
+
+/**
+ * The report as data: sections of blocks, built once from a run and its
+ * analysis (build.ts) and rendered by two renderers that know nothing of each
+ * other — markdown.ts (report.md) and html.ts (report.html). A wording change
+ * touches the builders; a layout change touches one renderer.
+ */
+
+/** A piece of inline text: plain, a code span, bold (or both). */
+export interface Run {
+  text: string;
+  code?: true;
+  bold?: true;
+}
+
+/** Inline text: runs in order. Plain runs are shown as they are (never read as markup). */
+export type Inline = readonly Run[];
+
+/** A paragraph; its lines are one paragraph (report.md keeps the line breaks, HTML joins them). */
+export interface Paragraph {
+  kind: 'paragraph';
+  lines: readonly Inline[];
+}
+
+export type Align = 'left' | 'right';
+
+/** A cell with no content at all (e.g. the columns of a host whose summary is unreadable). */
+export const NO_CELL = null;
+export type Cell = Inline | typeof NO_CELL;
+
+export interface Table {
+  kind: 'table';
+  header: readonly Inline[];
+  align: readonly Align[];
+  rows: readonly (readonly Cell[])[];
+}
+
+export interface ListItem {
+  text: Inline;
+  items: readonly Inline[];
+}
+
+/** A list, two levels deep at most. */
+export interface List {
+  kind: 'list';
+  items: readonly ListItem[];
+}
+
+/**
+ * A plot (HTML draws it as SVG; report.md has no plots). Without a spec the
+ * caption says why there is no plot.
+ */
+export interface Figure {
+  kind: 'figure';
+  caption: Inline;
+  spec?: TopLevelSpec;
+}
+
+/**
+ * The seeds' headline claims, answered with this run's numbers. A claim of
+ * direction is "confirmed" only when every comparison it rests on shows the
+ * claimed direction (the report's family-controlled verdict);
+ * "contradicted" when a comparison shows the opposite; otherwise "not shown"
+ * with the reason. Its size is judged apart: the seed's own factor against
+ * our interval. A claim of no gap is an equivalence statement with a margin.
+ */
+export interface ClaimAnswer {
+  seed: string;
+  claim: string;
+  answer: 'confirmed' | 'contradicted' | 'not shown';
+  /** The seed's figure against our intervals (claims of direction that quote one). */
+  size?: 'as the seed' | 'contradicted' | 'not shown';
+  evidence: string[];
+}
+
+export interface Claims {
+  kind: 'claims';
+  answers: readonly ClaimAnswer[];
+}
+
+export type Block = Paragraph | Table | List | Figure | Claims;
+
+export interface Section {
+  level: 1 | 2 | 3;
+  title: Inline;
+  blocks: readonly Block[];
+}
+
+export interface Report {
+  /** The page title (report.html's <title>); the first section shows it as its heading. */
+  title: string;
+  sections: readonly Section[];
+}
+
+/** What a scenario's report section is built from. */
+export interface SectionContext {
+  /** This scenario's samples. */
+  samples: readonly Sample[];
+  /** The lab as the run recorded it: host order and mount order of the tables. */
+  lab: RecordedLab;
+}
+
+/** A scenario's part of the report under its heading: a lead (what the tables show), then sub-sections. */
+export interface ScenarioSection {
+  blocks: readonly Block[];
+  sections: readonly Section[];
+}
+
+/** What a seed claim is answered from. */
+export interface ClaimContext {
+  analysis: readonly ScenarioAnalysis[];
+  lab: RecordedLab;
+}
+
+/** One seed claim a scenario's data can answer. */
+export interface ClaimRule {
+  /**
+   * Where the claim stands among the report's seed claims (ascending; the
+   * order they have always been listed in: 10 lifecycle's 004, 20 fio's 003,
+   * 30 db-import's 000, 40 dbench's 002, 50 permissions' 003).
+   */
+  position: number;
+  /** The answer, or undefined when the run has no data for it (the claim is left out). */
+  answer(ctx: ClaimContext): ClaimAnswer | undefined;
+}
+
+/** A scenario's registration in the report: its section and the seed claims it answers. */
+export interface ScenarioReport {
+  section(ctx: SectionContext): ScenarioSection;
+  /** Empty when the scenario answers no seed claim. */
+  claims: readonly ClaimRule[];
+}
+
+/** Plain text: shown as it is, whatever characters it holds (guest data goes in as this). */
+export const plain = (text: string | number): Inline => [{ text: String(text) }];
+export const bold = (text: string | number): Inline => [{ text: String(text), bold: true }];
+export const code = (text: string | number): Inline => [{ text: String(text), code: true }];
+
+/** Adjacent runs of the same style become one (so `**${n} things**` stays one bold run). */
+function pushRun(runs: Run[], run: Run): void {
+  if (!run.text) return;
+  const last = runs.at(-1);
+  if (last && last.code === run.code && last.bold === run.bold) last.text += run.text;
+  else runs.push({ ...run });
+}
+
+const styled = (text: string, style: { code: boolean; bold: boolean }): Run => ({
+  text,
+  ...(style.code ? { code: true as const } : {}),
+  ...(style.bold ? { bold: true as const } : {}),
+});
+
+/**
+ * Inline text from a template: the literal parts are the report's own prose,
+ * where `code` and **bold** mark style (a style may span an interpolation);
+ * interpolated strings and numbers are plain text in the style around them —
+ * never read as markup — and interpolated Inline keeps its own runs.
+ */
+export function inline(literals: TemplateStringsArray, ...values: readonly (string | number | Inline)[]): Inline {
+  const runs: Run[] = [];
+  const style = { code: false, bold: false };
+  literals.forEach((literal, i) => {
+    let text = '';
+    for (let at = 0; at < literal.length; at++) {
+      const marker = literal[at] === '`' ? 'code' : literal.startsWith('**', at) && !style.code ? 'bold' : undefined;
+      if (!marker) {
+        text += literal[at];
+        continue;
+      }
+      pushRun(runs, styled(text, style));
+      text = '';
+      style[marker] = !style[marker];
+      if (marker === 'bold') at++;
+    }
+    pushRun(runs, styled(text, style));
+    const value = values[i];
+    if (value === undefined) return;
+    if (typeof value === 'string' || typeof value === 'number') pushRun(runs, styled(String(value), style));
+    else
+      for (const run of value)
+        pushRun(runs, {
+          ...run,
+          ...styled(run.text, { code: style.code || !!run.code, bold: style.bold || !!run.bold }),
+        });
+  });
+  return runs;
+}
+
+/** Inline text of the report's own prose (no interpolation): `code` and **bold** mark style. */
+export const prose = (text: string): Inline => inline(Object.assign([text], { raw: [text] }));
+
+export const paragraph = (...lines: Inline[]): Paragraph => ({ kind: 'paragraph', lines });
+
+/** A table; `align` gives each column's alignment (numbers right). */
+export function table(
+  header: readonly (string | Inline)[],
+  align: readonly Align[],
+  rows: readonly (readonly Cell[])[],
+): Table {
+  return { kind: 'table', header: header.map((h) => (typeof h === 'string' ? plain(h) : h)), align, rows };
+}
+
+/** A claim as a list item: the answer (and size) in bold, the seed, the claim; its evidence as sub-items. */
+export function claimItem(a: ClaimAnswer): ListItem {
+  return {
+    text: inline`**${a.answer}**${a.size ? inline`; size: **${a.size}**` : ''} (seed ${a.seed}): ${a.claim}`,
+    items: a.evidence.map((e) => plain(e)),
+  };
+}
