@@ -2,38 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Trial } from '../plan/plan.js';
 import type { Sample } from '../record/samples.js';
+import { TRIAL_META_KEYS, type TrialMeta } from '../record/schemas.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import { printable } from '../util/safe-text.js';
 import { readGuestJson } from './guest-json.js';
 
-export interface TrialMeta {
-  start: string;
-  end: string;
-  exit_status: string;
-  loadavg_before: string;
-  loadavg_after: string;
-  steal_ticks_before: string;
-  steal_ticks_after: string;
-  clk_tck: string;
-}
-
-const META_KEYS = [
-  'start',
-  'end',
-  'exit_status',
-  'loadavg_before',
-  'loadavg_after',
-  'steal_ticks_before',
-  'steal_ticks_after',
-  'clk_tck',
-] as const;
-
 /** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
-function trialMeta(value: Record<string, unknown>): TrialMeta {
+export function trialMeta(value: Record<string, unknown>): TrialMeta {
   const text = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  const meta = Object.fromEntries(META_KEYS.map((key) => [key, text(value[key])]));
-  return meta as Record<(typeof META_KEYS)[number], string>;
+  const meta = Object.fromEntries(TRIAL_META_KEYS.map((key) => [key, text(value[key])]));
+  return meta as TrialMeta;
 }
 
 export interface TrialOutcome {

@@ -5,6 +5,7 @@ import { PROFILES, type TargetKind } from '../catalog.js';
 import { checkManifest } from '../collect/manifest-check.js';
 import { LabError } from '../errors.js';
 import { GUEST_DIR, PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
+import { type HostSession, sessionOver } from '../run/session.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import type { ToolImage } from '../toolimages/toolimages.js';
@@ -32,9 +33,9 @@ export function withGuestLib(body: string): string {
  * after checking that folder as ll_safe_dir does (root's, 0700, no symlink):
  * root runs what is in it.
  */
-export async function pushGuestFiles(conn: SshConnection): Promise<void> {
-  await conn.run('bash -s', { stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`) });
-  await conn.pushDir(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
+export async function pushGuestFiles(host: Pick<HostSession, 'exec' | 'push'>): Promise<void> {
+  await host.exec('bash -s', { stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`) });
+  await host.push(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
 }
 
 /**
@@ -52,7 +53,7 @@ export async function prepareHost(
   await conn.run('if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null || true; fi', {
     timeoutMs: 20 * 60_000,
   });
-  await pushGuestFiles(conn);
+  await pushGuestFiles(sessionOver(conn));
   progress(`${host.name}: applying profile ${host.profile}`);
   const profile = PROFILES[host.profile];
   const dedicated = labOwnsHost(lab.target, host) ? '1' : '0';
@@ -82,18 +83,18 @@ export async function prepareHost(
  * guest wrote, like a trial, and only then lands under its final name.
  */
 export async function captureEnv(
-  conn: Pick<SshConnection, 'endpoint' | 'pullCommand'>,
+  conn: Pick<HostSession, 'name' | 'pull'>,
   host: Pick<InventoryHost, 'dataDisk'>,
   envDir: string,
 ): Promise<void> {
   const capture = envCommand({ LL_DATA_DISK: host.dataDisk }, ['bash', `${REMOTE_ROOT}/guest/env.sh`, REMOTE_ENV]);
   const partial = join(dirname(envDir), `.partial-${basename(envDir)}`);
   await rm(partial, { recursive: true, force: true });
-  await conn.pullCommand(`${capture} >&2 && tar -cf - -C ${shellQuote(REMOTE_ENV)} .`, partial);
+  await conn.pull(`${capture} >&2 && tar -cf - -C ${shellQuote(REMOTE_ENV)} .`, partial);
   const problems = await checkManifest(partial);
   if (problems.length) {
     throw new LabError(`pulled environment does not match what the guest wrote: ${problems.join('; ')}`, {
-      host: conn.endpoint.name,
+      host: conn.name,
       phase: 'env',
     });
   }

@@ -1,21 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { say } from '../run/progress.js';
 import { type NdjsonWarn, appendLineSync, parseNdjson } from '../util/files.js';
+import { checkWith } from './check.js';
+import { type JournalEntry, journalEntrySchema } from './schemas.js';
 
-export type TrialState = 'started' | 'done' | 'failed';
-
-export interface JournalEntry {
-  at: string;
-  trial: string;
-  host: string;
-  state: TrialState;
-  reason?: string;
-  /** Seconds the guest scenario script ran (from meta.json). */
-  guestSeconds?: number;
-  /** Seconds the controller spent on the trial end to end. */
-  wallSeconds?: number;
-  samples?: number;
-}
+export type { JournalEntry, TrialState } from './schemas.js';
 
 /** Append-only, fsynced trial states: what finished survives a crash. */
 export class Journal {
@@ -31,7 +20,7 @@ export class Journal {
    */
   static read(path: string, warn: NdjsonWarn = say): JournalEntry[] {
     if (!existsSync(path)) return [];
-    return parseNdjson<JournalEntry>(readFileSync(path, 'utf8'), path, warn);
+    return parseNdjson(readFileSync(path, 'utf8'), path, warn, checkWith(journalEntrySchema));
   }
 
   /** The last state of every trial. */

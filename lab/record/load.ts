@@ -1,18 +1,21 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { z } from 'zod';
 import { readGuestJson } from '../collect/guest-json.js';
-import { LabError } from '../errors.js';
-import { Journal, type JournalEntry } from '../record/journal.js';
-import { runFiles } from '../record/layout.js';
-import type { RunSummary } from '../run/runner.js';
+import { LabError, errorMessage } from '../errors.js';
 import { printable } from '../util/safe-text.js';
+import { zodProblem } from './check.js';
+import { Journal, type JournalEntry } from './journal.js';
+import { runFiles } from './layout.js';
 import { type Sample, readSamples } from './samples.js';
-
-/** A host's env summary.json as text fields; `unreadable` ("<file>: <why>") when the guest's file was not usable. */
-export interface HostEnvSummary {
-  unreadable?: string;
-  [key: string]: string | undefined;
-}
+import {
+  type HostEnvSummary,
+  type Manifest,
+  RECORD_VERSION,
+  type RunSummary,
+  manifestSchema,
+  runSummarySchema,
+} from './schemas.js';
 
 /** Load and CPU steal around one trial, from its meta.json. */
 export interface TrialNoise {
@@ -53,7 +56,7 @@ function readNoise(dir: string, hostOf: (trial: string) => string): TrialNoise[]
 
 export interface LoadedRun {
   dir: string;
-  manifest: Record<string, unknown> & { runId: string; lab: { name: string } };
+  manifest: Manifest;
   samples: Sample[];
   journal: JournalEntry[];
   summary?: RunSummary;
@@ -95,9 +98,38 @@ function envSummary(path: string, shown: string): HostEnvSummary {
   );
 }
 
-function readJson<T>(path: string): T {
-  return JSON.parse(readFileSync(path, 'utf8')) as T;
+/** A JSON file of the record, checked against its schema: a bad one is refused naming the file and field. */
+export function readRecordJson<S extends z.ZodTypeAny>(path: string, schema: S): z.infer<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new LabError(`${path}: not JSON (${errorMessage(err)}); the run folder is damaged`);
+  }
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new LabError(`${path}: ${zodProblem(result.error)}; the run folder is damaged or not a run`);
+  return result.data;
 }
+
+/**
+ * manifest.json, refused when a newer layerlab wrote it: its files may mean
+ * something this version does not know. Runs without a version are
+ * version 1 (up to 80ecdfe) and load as they are.
+ */
+export function readManifest(path: string): Manifest {
+  const manifest = readRecordJson(path, manifestSchema);
+  const version = manifest.recordVersion ?? 1;
+  if (version > RECORD_VERSION) {
+    throw new LabError(
+      `${path}: run record version ${version}, written by a newer layerlab; this one reads versions 1 to ${RECORD_VERSION}. Use the layerlab that wrote it (manifest.json: versions.layerlab ${JSON.stringify(manifest.versions?.layerlab ?? 'unknown')}, git ${manifest.gitRevision ?? 'unknown'})`,
+    );
+  }
+  return manifest;
+}
+
+/** plan.json as the report needs it (trial → host); fixtures and damaged runs may lack the rest. */
+const plannedHostsSchema = z.object({ trials: z.array(z.object({ id: z.string(), host: z.string() }).passthrough()) });
 
 /**
  * Reads a run folder. `reparseFailures` (trial -> reason) marks trials whose
@@ -110,9 +142,7 @@ export function loadRun(
   const files = runFiles(dir);
   if (!existsSync(files.manifest)) throw new LabError(`${dir} is not a run folder (no manifest.json)`);
   const samples = readSamples(files.samples);
-  const plan = existsSync(files.plan)
-    ? readJson<{ trials: { id: string; host: string }[] }>(files.plan)
-    : { trials: [] };
+  const plan = existsSync(files.plan) ? readRecordJson(files.plan, plannedHostsSchema) : { trials: [] };
   const hostOfTrial = new Map(plan.trials.map((t) => [t.id, t.host]));
   const env = new Map<string, HostEnvSummary>();
   const hostsDir = join(dir, 'hosts');
@@ -124,7 +154,7 @@ export function loadRun(
   }
   return {
     dir,
-    manifest: readJson(files.manifest),
+    manifest: readManifest(files.manifest),
     samples,
     journal: [
       ...Journal.read(files.journal),
@@ -136,7 +166,7 @@ export function loadRun(
         reason: `re-parse: ${reason}`,
       })),
     ],
-    summary: existsSync(files.summary) ? readJson<RunSummary>(files.summary) : undefined,
+    summary: existsSync(files.summary) ? readRecordJson(files.summary, runSummarySchema) : undefined,
     env,
     noise: readNoise(dir, (trial) => hostOfTrial.get(trial) ?? '?'),
   };

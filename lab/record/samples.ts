@@ -1,6 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { say } from '../run/progress.js';
 import { type NdjsonWarn, parseNdjson, writeFileAtomic } from '../util/files.js';
+import { checkWith } from './check.js';
+import { type Sample, sampleSchema } from './schemas.js';
+
+export type { Sample } from './schemas.js';
 
 /** The labels every sample has; any other key is a scenario label (fio: job, direction). */
 export const CORE_LABELS = [
@@ -30,27 +34,10 @@ export function scenarioLabels(sample: Sample): [string, string | number][] {
  */
 export function readSamples(path: string, warn: NdjsonWarn = say): Sample[] {
   if (!existsSync(path)) return [];
-  return parseNdjson<Sample>(readFileSync(path, 'utf8'), path, warn);
+  return parseNdjson(readFileSync(path, 'utf8'), path, warn, checkWith(sampleSchema)) as Sample[];
 }
 
 /** Rewrites samples.ndjson as a whole, atomically. */
 export function writeSamples(path: string, samples: readonly Sample[]): Promise<void> {
   return writeFileAtomic(path, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
-}
-
-/** One line of samples.ndjson. */
-export interface Sample {
-  run: string;
-  host: string;
-  profile: string;
-  scenario: string;
-  mount: string;
-  rep: number;
-  trial: string;
-  metric: string;
-  value: number;
-  unit: string;
-  timestamp: string;
-  /** Scenario labels (fio: job, direction). */
-  [label: string]: string | number;
 }

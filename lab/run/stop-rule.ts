@@ -2,9 +2,10 @@ import { compareAll } from '../analyze/comparison-rows.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { scenarioMounts } from '../plan/plan.js';
 import type { Sample } from '../record/samples.js';
+import type { StopReason } from '../record/schemas.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 
-export type StopReason = 'fixed-count' | 'target-ci-width' | 'max-repetitions' | 'budget' | 'interrupted';
+export type { StopReason } from '../record/schemas.js';
 
 /**
  * The widest 95% interval (hi − lo of the typical ratio) over every pair the

@@ -28,7 +28,10 @@ export interface Inventory {
 }
 
 /** The inventory as recorded in results: everything but key file locations. */
-export function publicInventory(inventory: Inventory): unknown {
+export function publicInventory(inventory: Inventory): {
+  target: TargetKind;
+  hosts: Omit<InventoryHost, 'privateKeyPath'>[];
+} {
   return {
     target: inventory.target,
     hosts: inventory.hosts.map(({ privateKeyPath: _key, ...rest }) => rest),

@@ -101,15 +101,23 @@ export type NdjsonWarn = (message: string) => void;
 /**
  * Parses NDJSON text read from `file`. A torn LAST line (no newline after it:
  * a crash or a full disk mid-append) is skipped with a warning naming the
- * file; any other bad line is an error "<file>:<line>: <why>".
+ * file; any other bad line is an error "<file>:<line>: <why>". `check`
+ * validates a parsed line (a zod schema's parse); what it throws is reported
+ * as "<file>:<line>: ...", for every line, the last included.
  */
-export function parseNdjson<T>(text: string, file: string, warn: NdjsonWarn): T[] {
+export function parseNdjson<T>(
+  text: string,
+  file: string,
+  warn: NdjsonWarn,
+  check: (value: unknown) => T = (value) => value as T,
+): T[] {
   const lines = text.split('\n');
   const out: T[] = [];
   lines.forEach((line, index) => {
     if (!line.trim()) return;
+    let value: unknown;
     try {
-      out.push(JSON.parse(line) as T);
+      value = JSON.parse(line);
     } catch (err) {
       const torn = index === lines.length - 1; // no newline after it
       const why = err instanceof Error ? err.message : String(err);
@@ -119,6 +127,12 @@ export function parseNdjson<T>(text: string, file: string, warn: NdjsonWarn): T[
         );
       }
       warn(`${file}:${index + 1}: ignoring a torn last line (an interrupted write): ${why}`);
+      return;
+    }
+    try {
+      out.push(check(value));
+    } catch (err) {
+      throw new NdjsonError(`${file}:${index + 1}: ${err instanceof Error ? err.message : String(err)}`);
     }
   });
   return out;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { LabError } from '../../lab/errors.ts';
-import { isDiskFull } from '../../lab/run/runner.ts';
+import { isDiskFull } from '../../lab/run/executor.ts';
 
 it('a local ENOSPC is disk full; "No space left" from a guest is not', () => {
   let local: unknown;

@@ -39,7 +39,19 @@ function shortWriteOnce(): { calls: () => number } {
   return { calls: () => stub.mock.callCount() };
 }
 
-const SAMPLE = { run: 'r', host: 'xfs', trial: 't1', metric: 'm', value: -1.5, unit: 's' };
+const SAMPLE = {
+  run: 'r',
+  host: 'xfs',
+  profile: 'overlay2-xfs',
+  scenario: 'fio',
+  mount: 'layer',
+  rep: 1,
+  trial: 't1',
+  metric: 'm',
+  value: -1.5,
+  unit: 's',
+  timestamp: '2026-12-01T00:00:00.000Z',
+};
 
 describe('finding 5: appends are whole lines', () => {
   it('a short write is completed, not left as a torn line', () => {
@@ -90,7 +102,7 @@ describe('finding 5: NDJSON readers', () => {
 
   it('the journal: a torn last line is skipped with a warning, a bad middle line is an error naming file:line', () => {
     const torn = join(work, 'journal-torn.ndjson');
-    writeFileSync(torn, '{"trial":"t0","state":"done"}\n{"trial":"t1","sta');
+    writeFileSync(torn, '{"trial":"t0","host":"xfs","state":"done"}\n{"trial":"t1","sta');
     const warnings: string[] = [];
     assert.deepEqual(
       Journal.read(torn, (m) => warnings.push(m)).map((e) => e.trial),
@@ -99,7 +111,16 @@ describe('finding 5: NDJSON readers', () => {
     );
     assert.match(warnings.join('\n'), /journal-torn\.ndjson:2: ignoring a torn last line/);
     const bad = join(work, 'journal-bad.ndjson');
-    writeFileSync(bad, '{"trial":"t0","state":"done"}\ngarbage\n{"trial":"t1","state":"done"}\n');
+    writeFileSync(bad, '{"trial":"t0","host":"xfs","state":"done"}\ngarbage\n{"trial":"t1","host":"xfs","state":"done"}\n');
     assert.throws(() => Journal.read(bad, () => undefined), /journal-bad\.ndjson:2: not a JSON line/);
+  });
+
+  it('a line that is JSON but not a record entry is refused naming file, line and field — the last line too', () => {
+    const journal = join(work, 'journal-shape.ndjson');
+    writeFileSync(journal, '{"trial":"t0","host":"xfs","state":"done"}\n{"trial":"t1","host":"xfs","state":"gone"}\n');
+    assert.throws(() => Journal.read(journal, () => undefined), /journal-shape\.ndjson:2: .*state/);
+    const samples = join(work, 'samples-shape.ndjson');
+    writeFileSync(samples, `${JSON.stringify(SAMPLE)}\n${JSON.stringify({ ...SAMPLE, value: 'fast' })}`);
+    assert.throws(() => readSamples(samples, () => undefined), /samples-shape\.ndjson:2: .*value/);
   });
 });

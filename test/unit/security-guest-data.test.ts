@@ -24,6 +24,7 @@ import { checkManifest } from '../../lab/collect/manifest-check.ts';
 import { parseTrialOutput } from '../../lab/collect/trial-output.ts';
 import type { Trial } from '../../lab/plan/plan.ts';
 import { loadRun } from '../../lab/record/load.ts';
+import { buildReport } from '../../lab/report/build.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
 import { extractSafely } from '../../lab/ssh/safe-tar.ts';
 import { writeRun } from './run-fixture.ts';
@@ -80,8 +81,8 @@ describe('finding 2: the environment folder is checked against a MANIFEST', () =
     assert.equal(typeof captureEnv, 'function', 'lab/prepare exports captureEnv (the checked env pull)');
     if (typeof captureEnv !== 'function') return;
     const fakeConnection = (files: Record<string, string>, manifest: boolean) => ({
-      endpoint: { name: 'xfs' },
-      pullCommand: async (_command: string, localDir: string) => {
+      name: 'xfs',
+      pull: async (_command: string, localDir: string) => {
         const dir = manifest ? guestFolder(`env-src-${Date.now()}`, files) : join(work, `env-raw-${Date.now()}`);
         if (!manifest) {
           mkdirSync(dir, { recursive: true });
@@ -89,7 +90,7 @@ describe('finding 2: the environment folder is checked against a MANIFEST', () =
         }
         const archive = `${dir}.tar`;
         execFileSync('tar', ['-cf', archive, '-C', dir, '.']);
-        return extractSafely(createReadStream(archive), localDir);
+        await extractSafely(createReadStream(archive), localDir);
       },
     });
     const hostDir = join(work, 'run', 'hosts', 'xfs');
@@ -214,7 +215,7 @@ describe('finding 10: one malformed guest JSON fails only what it belongs to', (
     writeFileSync(join(dir, 'hosts', 'xfs', 'env', 'summary.json'), '{"kernel": "6.1", "cpu": "Xeon\x01"}');
     const outcome = parseTrialOutput(join(dir, 'trials', trial.id), trial, 'r-demo');
     const run = loadRun(dir, new Map([[trial.id, { host: 'xfs', reason: outcome.failures.join('; ') }]]));
-    const md = renderMarkdown(run, analyzeRun(run));
+    const md = renderMarkdown(buildReport(run, analyzeRun(run)));
     assert.match(
       md,
       /\| r1-xfs-fio-layer \| xfs \| re-parse: meta\.json: unreadable: /,

@@ -25,7 +25,6 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REMOTE_ENV, REMOTE_TRIALS } from '../../lab/paths.ts';
 import { pushGuestFiles } from '../../lab/prepare/prepare.ts';
-import type { SshConnection } from '../../lab/ssh/transport.ts';
 import { readStaticInventory } from '../../lab/targets/static/inventory.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -367,18 +366,15 @@ describe('finding 6: the hosts’ work folder', () => {
 
   it('REMOTE_ROOT (/opt/layerlab) is checked like the work folder before each push', async () => {
     const calls: string[] = [];
-    const conn = {
-      async run(command: string, options: { stdin?: unknown } = {}) {
-        calls.push(
-          `run ${command} ${typeof options.stdin === 'string' ? options.stdin.split('\n').slice(-2).join(' ') : ''}`,
-        );
-        return { code: 0, stdout: '', stderr: '' };
+    const host = {
+      async exec(command: string, options: { stdin?: string } = {}) {
+        calls.push(`run ${command} ${options.stdin ? options.stdin.split('\n').slice(-2).join(' ') : ''}`);
       },
-      async pushDir(_local: string, remote: string) {
+      async push(_local: string, remote: string) {
         calls.push(`push ${remote}`);
       },
-    } as unknown as SshConnection;
-    await pushGuestFiles(conn);
+    };
+    await pushGuestFiles(host);
     assert.equal(calls.length, 2, calls.join('\n'));
     assert.match(calls[0] ?? '', /ll_safe_dir '\/opt\/layerlab'/, 'checked first');
     assert.equal(calls[1], 'push /opt/layerlab', 'then pushed');

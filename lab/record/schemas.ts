@@ -1,0 +1,161 @@
+import { z } from 'zod';
+
+/**
+ * The files of a run folder (results/<run-id>/), as zod schemas: what the
+ * record writes is what it reads back, and a file edited by hand, torn by a
+ * crash or written by another version is refused naming the file, not
+ * half-read.
+ *
+ * Record versions:
+ * - 1: runs written up to 80ecdfe (no `recordVersion` in manifest.json).
+ * - 2: `recordVersion` added; every file otherwise the same shape, so a
+ *   version-1 run loads as it is.
+ */
+export const RECORD_VERSION = 2;
+
+/** A trial state as the journal records it (append-only, fsynced). */
+export const journalEntrySchema = z
+  .object({
+    // Optional: hand-made and test fixtures omit it; the runner always writes it.
+    at: z.string().optional(),
+    trial: z.string(),
+    host: z.string(),
+    state: z.enum(['started', 'done', 'failed']),
+    reason: z.string().optional(),
+    /** Seconds the guest scenario script ran (from meta.json). */
+    guestSeconds: z.number().optional(),
+    /** Seconds the controller spent on the trial end to end. */
+    wallSeconds: z.number().optional(),
+    samples: z.number().optional(),
+  })
+  .passthrough();
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
+export type TrialState = JournalEntry['state'];
+
+/** One line of samples.ndjson: the core labels plus the scenario's own (fio: job, direction). */
+export const sampleSchema = z
+  .object({
+    run: z.string(),
+    host: z.string(),
+    profile: z.string(),
+    scenario: z.string(),
+    mount: z.string(),
+    rep: z.number(),
+    trial: z.string(),
+    metric: z.string(),
+    value: z.number(),
+    unit: z.string(),
+    timestamp: z.string(),
+  })
+  .catchall(z.union([z.string(), z.number()]));
+
+/** One line of samples.ndjson. */
+export interface Sample {
+  run: string;
+  host: string;
+  profile: string;
+  scenario: string;
+  mount: string;
+  rep: number;
+  trial: string;
+  metric: string;
+  value: number;
+  unit: string;
+  timestamp: string;
+  /** Scenario labels (fio: job, direction). */
+  [label: string]: string | number;
+}
+
+const trialSchema = z.object({
+  id: z.string(),
+  host: z.string(),
+  profile: z.string(),
+  scenario: z.string(),
+  mount: z.string(),
+  rep: z.number(),
+});
+
+/** plan.json: the trial order, fixed before the first trial. */
+export const planFileSchema = z.object({
+  seed: z.number(),
+  mode: z.enum(['serial', 'parallel']),
+  trials: z.array(trialSchema),
+});
+
+/** What ended a run: the fixed count, a stop-rule condition, or an interruption. */
+export const stopReasonSchema = z.enum(['fixed-count', 'target-ci-width', 'max-repetitions', 'budget', 'interrupted']);
+export type StopReason = z.infer<typeof stopReasonSchema>;
+
+/** summary.json: derived from the journal at the end of a run (the journal is the record). */
+export const runSummarySchema = z
+  .object({
+    runId: z.string(),
+    trials: z.number(),
+    done: z.number(),
+    failed: z.number(),
+    skipped: z.number(),
+    wallSeconds: z.number(),
+    /** Sum of guest scenario-script seconds, for the harness-overhead figure. */
+    guestSeconds: z.number(),
+    /** Seconds spent connecting, pushing guest files and capturing env, before the first trial. */
+    setupSeconds: z.number(),
+    failures: z.array(z.object({ trial: z.string(), host: z.string(), reason: z.string() })),
+    /** Repetitions completed. */
+    repetitions: z.number(),
+    stoppedBy: stopReasonSchema.optional(),
+    /** Widest compared interval at the last stop-rule check. */
+    widestInterval: z.number().optional(),
+  })
+  .passthrough();
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+/**
+ * The lab definition as the run recorded it. Loose on purpose: runs of older
+ * versions lack newer keys, and the report reads only what it names
+ * (recordedLab in load.ts); `run --resume` compares it whole with today's.
+ */
+const recordedLabSchema = z.object({ name: z.string() }).passthrough();
+
+const resumeSchema = z.object({ at: z.string(), gitRevision: z.string().optional() }).passthrough();
+
+/** manifest.json: what ran, where, with which versions. */
+export const manifestSchema = z
+  .object({
+    /** Absent in runs written before version 2. */
+    recordVersion: z.number().int().positive().optional(),
+    runId: z.string(),
+    startedAt: z.string().optional(),
+    labFile: z.string().optional(),
+    lab: recordedLabSchema,
+    inventory: z.object({ target: z.string() }).passthrough().optional(),
+    plan: z.object({ seed: z.number().optional(), mode: z.string().optional() }).passthrough().optional(),
+    gitRevision: z.string().optional(),
+    versions: z.record(z.string()).optional(),
+    toolImages: z.record(z.string()).optional(),
+    resumes: z.array(resumeSchema).optional(),
+  })
+  .passthrough();
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/**
+ * A trial's meta.json as the guest wrote it (guest/run-trial.sh). The guest
+ * is not trusted: every field is read as text whatever type it sent, and a
+ * missing one is '' (the parser of the trial output says what that means).
+ */
+export const TRIAL_META_KEYS = [
+  'start',
+  'end',
+  'exit_status',
+  'loadavg_before',
+  'loadavg_after',
+  'steal_ticks_before',
+  'steal_ticks_after',
+  'clk_tck',
+] as const;
+export type TrialMeta = Record<(typeof TRIAL_META_KEYS)[number], string>;
+
+/** A host's env summary.json as text fields; `unreadable` ("<file>: <why>") when the guest's file was not usable. */
+export interface HostEnvSummary {
+  unreadable?: string;
+  [key: string]: string | undefined;
+}
