@@ -1,8 +1,6 @@
-import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { allCommand } from './commands/all.js';
-import { compareRuns, formatDeltas } from './commands/compare-runs.js';
-import { checkRunRef } from './commands/context.js';
+import { type CompareOptions, compareCommand } from './commands/compare-runs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { downCommand } from './commands/down.js';
 import { historyCommand } from './commands/history.js';
@@ -14,7 +12,6 @@ import { type SweepOptions, sweep } from './commands/sweep.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
 import { UserError, errorMessage } from './errors.js';
-import { resolveRunDir } from './record/layout.js';
 import { releaseAllLocks } from './util/lock.js';
 import { printable } from './util/safe-text.js';
 
@@ -81,17 +78,19 @@ function registerHistory(program: Command): void {
 function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('flag regressions between two runs (exit 1 when there are any)')
-    .argument('<old>', 'older run id or folder')
-    .argument('<new>', 'newer run id or folder')
-    .action((oldRef: string, newRef: string) => {
-      checkRunRef('compare <old>', oldRef);
-      checkRunRef('compare <new>', newRef);
-      const oldDir = resolveRunDir(oldRef);
-      const newDir = resolveRunDir(newRef);
-      const deltas = compareRuns(oldDir, newDir);
-      process.stdout.write(formatDeltas(basename(oldDir), basename(newDir), deltas));
-      if (deltas.some((d) => d.kind === 'regression')) process.exitCode = 1;
+    .description(
+      'flag regressions: <old> <new> (two runs), or one run against the history (--baseline); exit 1 when there are any',
+    )
+    .argument('[runs...]', '<old> <new> run ids or folders; with --baseline, the new run (default: newest of --lab)')
+    .option('--baseline <ref>', 'compare with the history: last | nights:N | a run id')
+    .option('--lab <name>', 'with --baseline and no run: the newest run of this lab')
+    .option('--threshold <percent>', 'count a worsening as a regression only beyond this, e.g. 5% (default 0%)')
+    .option('--json', 'print the comparison as JSON instead of Markdown')
+    .option('--benchmark-dir <dir>', "write the new run's headline metrics for github-action-benchmark there")
+    .action((refs: string[], opts: CompareOptions) => {
+      const outcome = compareCommand(refs, opts);
+      process.stdout.write(outcome.output);
+      process.exitCode = outcome.exitCode;
     });
 }
 
