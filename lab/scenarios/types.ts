@@ -29,7 +29,10 @@ export interface MetricSpec {
 
 /**
  * A scenario is a folder: guest.sh runs on the host, the parser reads its raw
- * output on the controller. The runner owns the lifecycle (PerfKit's model).
+ * output on the controller, report.ts gives its report section and the seed
+ * claims it answers; test/fixtures/<name>/ holds real raw outputs. The runner
+ * owns the lifecycle (PerfKit's model). test/unit/scenario-registry.test.ts
+ * checks every registered scenario has all of these.
  */
 export interface Scenario<P = unknown> {
   name: string;
@@ -43,7 +46,7 @@ export interface Scenario<P = unknown> {
    * host and repetition (mount "none").
    */
   mounts: readonly MountKind[];
-  /** Tool images (guest/images/<name>.packages) the guest script needs. */
+  /** Tool images (recipes in guest/images/<name>.image) the guest script needs. */
   toolImages: readonly string[];
   /** The raw file `layerlab parse` reads and the parser is given. */
   rawFile: string;
