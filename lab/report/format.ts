@@ -21,13 +21,10 @@ export function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<stri
   return map;
 }
 
-/** "median (min–max)" of one metric in one cell. */
-export function cell(samples: readonly Sample[], metric: string): { text: string; n: number } {
+/** "median (min–max)" of one metric over a table cell's samples, and how many there were. */
+export function medianCell(samples: readonly Sample[], metric: string): { text: string; n: number } {
   const values = samples.filter((s) => s.metric === metric).map((s) => s.value);
   if (!values.length) return { text: '–', n: 0 };
   const st = describe(values);
   return { text: `${fmt(st.median)} (${fmt(st.min)}–${fmt(st.max)})`, n: st.n };
 }
-
-/** A markdown table cell: pipes and line breaks would break the row. */
-export const md = (text: string | number) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -1,4 +1,3 @@
-import { md } from './format.js';
 import { type Block, type Cell, type Inline, type ListItem, type Report, type Section, claimItem } from './model.js';
 
 /**
@@ -6,11 +5,14 @@ import { type Block, type Cell, type Inline, type ListItem, type Report, type Se
  * job summary. Blocks are separated by a blank line; figures are HTML-only.
  */
 
+/** Text in a Markdown table cell: a '|' would end the cell, a line break the row. */
+const escapeCell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
 /** Inline runs as Markdown; in a table cell, a '|' or a line break in the text would break the row. */
 function inlineMd(text: Inline, inCell = false): string {
   return text
     .map((run) => {
-      const t = inCell ? md(run.text) : run.text;
+      const t = inCell ? escapeCell(run.text) : run.text;
       const coded = run.code ? `\`${t}\`` : t;
       return run.bold ? `**${coded}**` : coded;
     })

@@ -1,5 +1,4 @@
-import * as vega from 'vega';
-import { type TopLevelSpec, compile } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import { seriesOf } from '../analyze/comparison-rows.js';
 import { NO_MOUNT } from '../catalog.js';
@@ -8,6 +7,8 @@ import type { MetricSpec } from '../scenarios/types.js';
 
 /** Renders a Vega-Lite spec to SVG in Node (no browser, no canvas). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  // Loaded here, not at startup: every CLI command imports this module, few render (vega is ~2 s under tsx).
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();

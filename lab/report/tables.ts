@@ -1,6 +1,6 @@
 import type { RecordedLab } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
-import { cell, groupBy } from './format.js';
+import { groupBy, medianCell } from './format.js';
 import { type Align, type Cell, type Section, type SectionContext, plain, table } from './model.js';
 
 /**
@@ -64,7 +64,7 @@ export function metricTable(
       for (const mount of mounts) {
         const cellSamples = (bySeries.get(key) ?? []).filter((s) => s.mount === mount);
         if (!cellSamples.length) continue;
-        const cells = columns.map((c) => cell(cellSamples, c.metric));
+        const cells = columns.map((c) => medianCell(cellSamples, c.metric));
         rows.push(
           [
             ...(series ? [key] : []),

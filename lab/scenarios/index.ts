@@ -35,8 +35,13 @@ type ScenarioParams = { [K in ScenarioName]: ParamsOf<K> };
  */
 const REGISTRY: { [K in ScenarioName]: Scenario<ScenarioParams[K]> } = SCENARIOS;
 
+export function isScenarioName(name: string): name is ScenarioName {
+  return Object.hasOwn(SCENARIOS, name);
+}
+
+/** The scenario called `name`, or undefined (a name from the command line, or from a run recorded by another version). */
 export function getScenario(name: string): Scenario<unknown> | undefined {
-  return (SCENARIOS as Record<string, Scenario<unknown>>)[name];
+  return isScenarioName(name) ? SCENARIOS[name] : undefined;
 }
 
 /** A scenario with the lab's parameters applied: what the runner, the schema and the guest env need. */
