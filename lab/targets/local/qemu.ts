@@ -157,19 +157,21 @@ export async function startVm(spec: VmSpec): Promise<number> {
   return Number(readFileSync(vmFiles(spec.dir).pidfile, 'utf8').trim());
 }
 
-/** Asks the guest to power off through ACPI (QEMU's monitor). */
-export function sendMonitorCommand(socketPath: string, command: string): Promise<void> {
+/** Sends one command to QEMU's monitor; resolves whether it got there (false: no socket, or it refused us). */
+export function sendMonitorCommand(socketPath: string, command: string): Promise<boolean> {
   return new Promise((resolve) => {
+    let sent = false;
     const socket = createConnection(socketPath);
     // Drain the monitor's banner and replies: a paused socket never sees the
     // peer's FIN, and with nothing else pending Node would exit mid-await.
     socket.resume();
     socket.on('connect', () => {
       socket.write(`${command}\n`);
+      sent = true;
       setTimeout(() => socket.end(), 200);
     });
-    socket.on('close', () => resolve());
-    socket.on('error', () => resolve());
+    socket.on('close', () => resolve(sent));
+    socket.on('error', () => resolve(sent));
   });
 }
 
@@ -195,8 +197,8 @@ export async function stopVm(
 ): Promise<'not-running' | 'powered-off' | 'killed'> {
   const ours = () => isOurProcess(pid, dir, startedAt);
   if (!ours()) return 'not-running';
-  if (graceMs > 0) {
-    await sendMonitorCommand(vmFiles(dir).monitor, 'system_powerdown');
+  // No monitor to ask (its socket is gone): nothing was told to power off, so no grace to wait out.
+  if (graceMs > 0 && (await sendMonitorCommand(vmFiles(dir).monitor, 'system_powerdown'))) {
     if (await waitForExit(pid, graceMs)) return 'powered-off';
   }
   if (ours()) process.kill(pid, 'SIGTERM');
