@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
 import { parseTrialOutput } from '../collect/trial-output.js';
-import type { Plan } from '../plan/plan.js';
 import { writeSamplesCsv } from '../record/derived.js';
-import { runFiles } from '../record/layout.js';
-import { type Sample, writeSamples } from '../record/samples.js';
+import { RunRecord } from '../record/record.js';
+import type { Sample } from '../record/samples.js';
 import { samplesCsv } from '../report/csv.js';
 
 /** Trials whose raw output the current parser refuses (even if the journal said done), by trial id. */
@@ -21,19 +19,17 @@ export interface Collected {
  * Raw files are never touched.
  */
 export async function collect(runDir: string): Promise<Collected> {
-  const files = runFiles(runDir);
-  const runId = basename(runDir);
-  const plan = JSON.parse(readFileSync(files.plan, 'utf8')) as Plan;
+  const record = RunRecord.open(runDir);
   const samples: Sample[] = [];
   const reparseFailures: ReparseFailures = new Map();
-  for (const trial of plan.trials) {
-    const dir = files.trialDir(trial.id);
+  for (const trial of record.plan.trials) {
+    const dir = record.trialDir(trial.id);
     if (!existsSync(dir)) continue;
-    const outcome = parseTrialOutput(dir, trial, runId);
+    const outcome = parseTrialOutput(dir, trial, record.runId);
     samples.push(...outcome.samples);
     if (!outcome.ok) reparseFailures.set(trial.id, { host: trial.host, reason: outcome.failures.join('; ') });
   }
-  await writeSamples(files.samples, samples);
+  await record.rewriteSamples(samples);
   await writeSamplesCsv(runDir, samplesCsv(samples));
   return { samples, reparseFailures };
 }

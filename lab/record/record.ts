@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Plan, Trial } from '../plan/plan.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { removeOwnedChild } from '../util/owned-dir.js';
@@ -66,7 +66,7 @@ export class RunRecord {
     const manifest = readManifest(files.manifest);
     // The schema checks the shape; the names in it are the plan's own (checked when it was made).
     const plan = readRecordJson(files.plan, planFileSchema) as Plan;
-    return new RunRecord(basename(dir), dir, manifest, plan);
+    return new RunRecord(manifest.runId, dir, manifest, plan);
   }
 
   get manifest(): Manifest {
@@ -121,6 +121,11 @@ export class RunRecord {
   /** summary.json is derived (the journal is the record); the caller decides what a failed write means. */
   writeSummary(summary: RunSummary): Promise<void> {
     return writeJson(this.files.summary, summary);
+  }
+
+  /** Replaces samples.ndjson as a whole (a re-parse of the raw trial folders), atomically. */
+  rewriteSamples(samples: readonly Sample[]): Promise<void> {
+    return writeSamples(this.files.samples, samples);
   }
 
   /** Removes the staging space (empty unless an attempt was cut short): never a result. */
