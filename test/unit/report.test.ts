@@ -56,6 +56,26 @@ describe('report.md', () => {
   });
 });
 
+describe('guest text in table cells', () => {
+  it("an unreadable env summary whose parser message holds a '|' is escaped once in report.md, shown as it is in report.html", async () => {
+    const pipeDir = join(dir, 'pipe');
+    writeRun(pipeDir);
+    writeFileSync(join(pipeDir, 'hosts', 'xfs', 'env', 'summary.json'), '{"kernel": |}');
+    const run = loadRun(pipeDir);
+    const model = buildReport(run, analyzeRun(run));
+    const md = renderMarkdown(model);
+    assert.match(
+      md,
+      /^\| xfs \| unreadable: hosts\/xfs\/env\/summary\.json: Unexpected token '\\\|'.* \| \| \| \| \| \| \| \|$/m,
+    );
+    assert.doesNotMatch(md, /\\\\\|/, 'not escaped twice');
+    assert.match(
+      await renderHtml(model),
+      /<td>unreadable: hosts\/xfs\/env\/summary\.json: Unexpected token '\|', &quot;\{/,
+    );
+  });
+});
+
 describe('samples.csv', () => {
   it('one sample a row, core labels first, scenario labels after, quoted when needed', async () => {
     const { samplesCsv } = await import('../../lab/report/csv.ts');
