@@ -137,7 +137,8 @@ export function compareCommand(refs: readonly string[], opts: CompareOptions): C
   }
   const ref = parseBaselineRef(opts.baseline);
   const path = join(resultsRoot(), 'history.sqlite');
-  if (!existsSync(path)) throw new UserError(`--baseline: no history at ${path} (runs are recorded there when reported)`);
+  if (!existsSync(path))
+    throw new UserError(`--baseline: no history at ${path} (runs are recorded there when reported)`);
   const history = new History(path);
   try {
     const now = historyRun(history, refs, opts.lab);
