@@ -91,8 +91,8 @@ export function recordedLab(run: LoadedRun): RecordedLab {
 /** A guest's env summary.json, each value as text; an unusable file is reported, not thrown. */
 function envSummary(path: string, shown: string): HostEnvSummary {
   const read = readGuestJson(path);
-  // Shown in a Markdown table cell: a '|' from the parser's message must not split it.
-  if ('problem' in read) return { unreadable: `${shown}: ${read.problem}`.replaceAll('|', '\\|') };
+  // As text: report.md's renderer escapes what a table cell cannot hold (a '|' from the parser's message).
+  if ('problem' in read) return { unreadable: `${shown}: ${read.problem}` };
   return Object.fromEntries(
     Object.entries(read.value).map(([key, v]) => [key, printable(typeof v === 'string' ? v : JSON.stringify(v))]),
   );
