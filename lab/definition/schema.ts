@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOUNT_KINDS, MOUNT_KIND_NAMES, type MountKind, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import { MOUNT_KINDS, MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName, boundScenario } from '../scenarios/index.js';
 
 /**
@@ -89,7 +89,7 @@ const scenarioShape = Object.fromEntries(SCENARIO_NAMES.map((n) => [n, SCENARIOS
   [K in ScenarioName]: z.ZodOptional<(typeof SCENARIOS)[K]['params']>;
 };
 
-export const labSchema = z
+const labObject = z
   .object({
     name,
     description: z.string().max(2000).optional(),
@@ -157,106 +157,118 @@ export const labSchema = z
         .refine((r) => r.max >= r.min, { message: 'max must be >= min', path: ['max'] }),
     ]),
   })
-  .strict()
-  .superRefine((lab, ctx) => {
-    const seen = new Map<string, number>();
-    lab.hosts.forEach((h, i) => {
-      const targets: readonly string[] = PROFILES[h.profile].targets;
-      if (!targets.includes(lab.target.kind)) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['hosts', i, 'profile'],
-          message: `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})`,
-        });
-      }
-      const first = seen.get(h.name);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['hosts', i, 'name'],
-          message: `duplicate host name "${h.name}" (also hosts[${first}].name)`,
-        });
-      } else seen.set(h.name, i);
-    });
-    const mountSet = new Set(lab.mounts);
-    if (mountSet.size !== lab.mounts.length) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['mounts'], message: 'duplicate mount kind' });
+  .strict();
+
+type Lab = z.output<typeof labObject>;
+/** Reports a problem at a path of the lab definition (load.ts turns the path into file:line). */
+type Issue = (path: (string | number)[], message: string) => void;
+
+/** Every host's profile runs on the lab's target; host names are unique. */
+function checkHosts(lab: Lab, issue: Issue): void {
+  const seen = new Map<string, number>();
+  lab.hosts.forEach((h, i) => {
+    const targets: readonly string[] = PROFILES[h.profile].targets;
+    if (!targets.includes(lab.target.kind)) {
+      issue(
+        ['hosts', i, 'profile'],
+        `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})`,
+      );
     }
-    lab.mounts.forEach((m, i) => {
-      const targets: readonly string[] = MOUNT_KINDS[m].targets;
-      if (!targets.includes(lab.target.kind)) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['mounts', i],
-          message: `mount kind ${m} (${MOUNT_KINDS[m].description}) runs only on target ${targets.join(', ')}; remove it from mounts for target ${lab.target.kind}`,
-        });
-      }
-    });
-    for (const scenarioName of SCENARIO_NAMES) {
-      if (lab.scenarios[scenarioName] === undefined) continue;
-      const scenario = boundScenario(lab, scenarioName);
-      const bytes = scenario.diskBytes();
-      lab.hosts.forEach((h, i) => {
-        // Leave room for the filesystem, docker's own data and the image.
-        const usable = h.diskGiB * 1024 ** 3 * 0.5;
-        if (bytes > usable) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            path: ['hosts', i, 'diskGiB'],
-            message: `data disk of ${h.diskGiB} GiB is too small for scenario ${scenarioName} (needs ${bytes} bytes, at most half the disk)`,
-          });
-        }
-      });
-      const narrowed = lab.scenarioMounts[scenarioName];
-      const mounts = narrowed ?? lab.mounts;
-      const unsupported = mounts.filter((m) => !scenario.mounts.includes(m));
-      // A scenario without mount kinds brings its own storage: the list does not apply.
-      if (scenario.mounts.length && unsupported.length) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: narrowed ? ['scenarioMounts', scenarioName] : ['mounts'],
-          message: `scenario ${scenarioName} cannot run on mount kind(s) ${unsupported.join(', ')} (supports ${scenario.mounts.join(', ')}); narrow its list under scenarioMounts`,
-        });
-      }
-    }
-    const hostNames = new Set(lab.hosts.map((h) => h.name));
-    lab.equivalent.forEach(([a, b], i) => {
-      const bothMounts = mountSet.has(a as MountKind) && mountSet.has(b as MountKind);
-      const bothHosts = hostNames.has(a) && hostNames.has(b);
-      if (a === b || !(bothMounts || bothHosts)) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['equivalent', i],
-          message: `expected two different mount kinds of mounts (${lab.mounts.join(', ')}) or two different host names (${[...hostNames].join(', ')}); got ${a}, ${b}`,
-        });
-      }
-    });
-    for (const scenarioName of SCENARIO_NAMES) {
-      const narrowed = lab.scenarioMounts[scenarioName];
-      if (!narrowed) continue;
-      const path = ['scenarioMounts', scenarioName];
-      if (lab.scenarios[scenarioName] === undefined) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path, message: `scenario ${scenarioName} is not in scenarios` });
-      } else if (!SCENARIOS[scenarioName].mounts.length) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path,
-          message: `scenario ${scenarioName} brings its own storage and takes no mount kinds; remove it from scenarioMounts`,
-        });
-      }
-      if (new Set(narrowed).size !== narrowed.length) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path, message: 'duplicate mount kind' });
-      }
-      const outside = narrowed.filter((m) => !lab.mounts.includes(m));
-      if (outside.length) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path,
-          message: `mount kind(s) ${outside.join(', ')} not in the lab's mounts (${lab.mounts.join(', ')}); scenarioMounts only narrows that list`,
-        });
-      }
+    const first = seen.get(h.name);
+    if (first !== undefined) issue(['hosts', i, 'name'], `duplicate host name "${h.name}" (also hosts[${first}].name)`);
+    else seen.set(h.name, i);
+  });
+}
+
+/** Mount kinds are unique and run on the lab's target. */
+function checkMounts(lab: Lab, issue: Issue): void {
+  if (new Set(lab.mounts).size !== lab.mounts.length) issue(['mounts'], 'duplicate mount kind');
+  lab.mounts.forEach((m, i) => {
+    const targets: readonly string[] = MOUNT_KINDS[m].targets;
+    if (!targets.includes(lab.target.kind)) {
+      issue(
+        ['mounts', i],
+        `mount kind ${m} (${MOUNT_KINDS[m].description}) runs only on target ${targets.join(', ')}; remove it from mounts for target ${lab.target.kind}`,
+      );
     }
   });
+}
+
+/** Each enabled scenario fits on every host's data disk and supports the mount kinds it is given. */
+function checkScenarios(lab: Lab, issue: Issue): void {
+  for (const scenarioName of SCENARIO_NAMES) {
+    if (lab.scenarios[scenarioName] === undefined) continue;
+    const scenario = boundScenario(lab, scenarioName);
+    const bytes = scenario.diskBytes();
+    lab.hosts.forEach((h, i) => {
+      // Leave room for the filesystem, docker's own data and the image.
+      if (bytes > h.diskGiB * 1024 ** 3 * 0.5) {
+        issue(
+          ['hosts', i, 'diskGiB'],
+          `data disk of ${h.diskGiB} GiB is too small for scenario ${scenarioName} (needs ${bytes} bytes, at most half the disk)`,
+        );
+      }
+    });
+    const narrowed = lab.scenarioMounts[scenarioName];
+    const unsupported = (narrowed ?? lab.mounts).filter((m) => !scenario.mounts.includes(m));
+    // A scenario without mount kinds brings its own storage: the list does not apply.
+    if (scenario.mounts.length && unsupported.length) {
+      issue(
+        narrowed ? ['scenarioMounts', scenarioName] : ['mounts'],
+        `scenario ${scenarioName} cannot run on mount kind(s) ${unsupported.join(', ')} (supports ${scenario.mounts.join(', ')}); narrow its list under scenarioMounts`,
+      );
+    }
+  }
+}
+
+/** `equivalent:` pairs name two different mount kinds of the lab, or two different hosts. */
+function checkEquivalent(lab: Lab, issue: Issue): void {
+  const mountSet = new Set<string>(lab.mounts);
+  const hostNames = new Set(lab.hosts.map((h) => h.name));
+  lab.equivalent.forEach(([a, b], i) => {
+    const bothMounts = mountSet.has(a) && mountSet.has(b);
+    const bothHosts = hostNames.has(a) && hostNames.has(b);
+    if (a === b || !(bothMounts || bothHosts)) {
+      issue(
+        ['equivalent', i],
+        `expected two different mount kinds of mounts (${lab.mounts.join(', ')}) or two different host names (${[...hostNames].join(', ')}); got ${a}, ${b}`,
+      );
+    }
+  });
+}
+
+/** scenarioMounts only narrows the lab's mounts, for enabled scenarios that take mount kinds. */
+function checkScenarioMounts(lab: Lab, issue: Issue): void {
+  for (const scenarioName of SCENARIO_NAMES) {
+    const narrowed = lab.scenarioMounts[scenarioName];
+    if (!narrowed) continue;
+    const path = ['scenarioMounts', scenarioName];
+    if (lab.scenarios[scenarioName] === undefined) issue(path, `scenario ${scenarioName} is not in scenarios`);
+    else if (!SCENARIOS[scenarioName].mounts.length) {
+      issue(
+        path,
+        `scenario ${scenarioName} brings its own storage and takes no mount kinds; remove it from scenarioMounts`,
+      );
+    }
+    if (new Set(narrowed).size !== narrowed.length) issue(path, 'duplicate mount kind');
+    const outside = narrowed.filter((m) => !lab.mounts.includes(m));
+    if (outside.length) {
+      issue(
+        path,
+        `mount kind(s) ${outside.join(', ')} not in the lab's mounts (${lab.mounts.join(', ')}); scenarioMounts only narrows that list`,
+      );
+    }
+  }
+}
+
+export const labSchema = labObject.superRefine((lab, ctx) => {
+  const issue: Issue = (path, message) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+  checkHosts(lab, issue);
+  checkMounts(lab, issue);
+  checkScenarios(lab, issue);
+  checkEquivalent(lab, issue);
+  checkScenarioMounts(lab, issue);
+});
 
 export type LabDefinition = z.output<typeof labSchema>;
 export type HostDefinition = LabDefinition['hosts'][number];
