@@ -57,6 +57,27 @@ export function hostKeyBlob(line: string): Buffer {
  * commands with timeouts and streamed logs, directories pushed and pulled as
  * single tar streams.
  */
+/** ssh2's settings for one attempt: the pinned key type only, cheap ciphers, keepalives, `verify` on the host key. */
+function clientConfig(endpoint: SshEndpoint, deadline: number, verify: (key: Buffer) => boolean): ConnectConfig {
+  const keyType = endpoint.hostKey.trim().split(/\s+/)[0] ?? 'ssh-ed25519';
+  return {
+    host: endpoint.address,
+    port: endpoint.port,
+    username: endpoint.user,
+    privateKey: endpoint.privateKey,
+    readyTimeout: Math.max(5000, Math.min(60_000, deadline - Date.now())),
+    keepaliveInterval: 15_000,
+    keepaliveCountMax: 4,
+    algorithms: {
+      // ssh2 types these as string-literal unions; the key type comes from the pinned key line.
+      serverHostKey: [keyType as never],
+      // chacha20 is the cheapest cipher for a guest without AES-NI (TCG).
+      cipher: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes128-ctr'] as never,
+    },
+    hostVerifier: verify,
+  };
+}
+
 export class SshConnection {
   /** False once the connection has closed (dropped, host gone, or closed by us). */
   private open = true;
@@ -90,7 +111,6 @@ export class SshConnection {
   static async connect(endpoint: SshEndpoint, log: HostLog, deadline: number): Promise<SshConnection> {
     const where = { host: endpoint.name, phase: 'ssh' };
     const pinned = hostKeyBlob(endpoint.hostKey);
-    const keyType = endpoint.hostKey.trim().split(/\s+/)[0] ?? 'ssh-ed25519';
     let attempt = 0;
     let delay = 500;
     let lastError: unknown;
@@ -104,24 +124,10 @@ export class SshConnection {
       }
       let keyMismatch = false;
       const client = new ssh2.Client();
-      const config: ConnectConfig = {
-        host: endpoint.address,
-        port: endpoint.port,
-        username: endpoint.user,
-        privateKey: endpoint.privateKey,
-        readyTimeout: Math.max(5000, Math.min(60_000, deadline - Date.now())),
-        keepaliveInterval: 15_000,
-        keepaliveCountMax: 4,
-        algorithms: {
-          serverHostKey: [keyType as never],
-          // chacha20 is the cheapest cipher for a guest without AES-NI (TCG).
-          cipher: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes128-ctr'] as never,
-        },
-        hostVerifier: (key: Buffer) => {
-          keyMismatch = !key.equals(pinned);
-          return !keyMismatch;
-        },
-      };
+      const config = clientConfig(endpoint, deadline, (key) => {
+        keyMismatch = !key.equals(pinned);
+        return !keyMismatch;
+      });
       try {
         await new Promise<void>((resolve, reject) => {
           client.once('ready', resolve);
