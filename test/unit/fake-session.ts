@@ -92,7 +92,7 @@ export class FakeWorld {
         const n = (world.attempts.get(trial) ?? 0) + 1;
         world.attempts.set(trial, n);
         const behaviour = n === 1 ? (world.behaviours.get(trial) ?? 'ok') : 'ok';
-        world.events.push(`${host.name} trial ${trial}${n > 1 ? ` again` : ''}`);
+        world.events.push(`${host.name} trial ${trial}${n > 1 ? ' again' : ''}`);
         if (behaviour === 'drop' || behaviour === 'dies') {
           connected = false;
           if (behaviour === 'dies') world.dead.add(host.name);

@@ -70,12 +70,20 @@ describe('scheduler over fake hosts', () => {
     assert.equal(summary.failed + summary.skipped, 0);
     assert.equal(summary.stoppedBy, 'fixed-count');
     const ran = world.events.filter((e) => e.includes(' trial ')).map((e) => e.split(' ')[2]);
-    assert.deepEqual(ran, plan.trials.map((t) => t.id), 'serial: exactly the plan order');
+    assert.deepEqual(
+      ran,
+      plan.trials.map((t) => t.id),
+      'serial: exactly the plan order',
+    );
     assert.equal(world.events.filter((e) => e.endsWith(' open')).length, 2, 'one connection per host for the run');
     assert.equal(world.events.filter((e) => e.endsWith(' close')).length, 2, 'closed at the end');
     assert.ok(existsSync(join(record.dir, 'hosts', 'xfs', 'env', 'summary.json')), 'env captured and checked');
     const samples = readSamples(join(record.dir, 'samples.ndjson'));
-    assert.equal(samples.length, plan.trials.length * 20, '4 fio jobs × 5 values (bw, iops, clat p50/p99/mean) per trial');
+    assert.equal(
+      samples.length,
+      plan.trials.length * 20,
+      '4 fio jobs × 5 values (bw, iops, clat p50/p99/mean) per trial',
+    );
     assert.ok([...finalStates(record).values()].every((s) => s === 'done'));
     assert.deepEqual(readdirSync(join(record.dir, 'trials')).sort(), plan.trials.map((t) => t.id).sort());
   });
@@ -86,9 +94,15 @@ describe('scheduler over fake hosts', () => {
     await run();
     for (const host of ['xfs', 'dm']) {
       const ran = world.events.filter((e) => e.startsWith(`${host} trial `)).map((e) => e.split(' ')[2]);
-      assert.deepEqual(ran, plan.trials.filter((t) => t.host === host).map((t) => t.id));
+      assert.deepEqual(
+        ran,
+        plan.trials.filter((t) => t.host === host).map((t) => t.id),
+      );
     }
-    const firstTrials = world.events.filter((e) => e.includes(' trial ')).slice(0, 2).map((e) => e.split(' ')[0]);
+    const firstTrials = world.events
+      .filter((e) => e.includes(' trial '))
+      .slice(0, 2)
+      .map((e) => e.split(' ')[0]);
     assert.deepEqual(new Set(firstTrials), new Set(['xfs', 'dm']), 'both hosts start before either finishes all');
   });
 
@@ -223,7 +237,7 @@ describe('scheduler over fake hosts', () => {
     const world = new FakeWorld();
     const { input } = await runWith(world, await quickLab('serial', 1));
     input.openSession = async (host) => {
-      throw new LabError(`cannot reach SSH at 127.0.0.1:1 after 3 attempt(s)`, { host: host.name, phase: 'ssh' });
+      throw new LabError('cannot reach SSH at 127.0.0.1:1 after 3 attempt(s)', { host: host.name, phase: 'ssh' });
     };
     await assert.rejects(schedule(input), /cannot reach SSH/);
     assert.ok(!world.events.some((e) => e.includes(' trial ')));

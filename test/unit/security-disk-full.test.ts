@@ -111,7 +111,10 @@ describe('finding 5: NDJSON readers', () => {
     );
     assert.match(warnings.join('\n'), /journal-torn\.ndjson:2: ignoring a torn last line/);
     const bad = join(work, 'journal-bad.ndjson');
-    writeFileSync(bad, '{"trial":"t0","host":"xfs","state":"done"}\ngarbage\n{"trial":"t1","host":"xfs","state":"done"}\n');
+    writeFileSync(
+      bad,
+      '{"trial":"t0","host":"xfs","state":"done"}\ngarbage\n{"trial":"t1","host":"xfs","state":"done"}\n',
+    );
     assert.throws(() => Journal.read(bad, () => undefined), /journal-bad\.ndjson:2: not a JSON line/);
   });
 
