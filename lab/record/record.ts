@@ -8,7 +8,14 @@ import { Journal, type JournalEntry } from './journal.js';
 import { createRunDir, runFiles } from './layout.js';
 import { type LoadedRun, loadRun, readManifest, readRecordJson } from './load.js';
 import { readSamples, writeSamples } from './samples.js';
-import { type Manifest, RECORD_VERSION, type RunSummary, type Sample, planFileSchema } from './schemas.js';
+import {
+  type Manifest,
+  RECORD_VERSION,
+  type RunSummary,
+  type Sample,
+  planFileSchema,
+  runSummarySchema,
+} from './schemas.js';
 
 /** What a new run's manifest says besides its id and version. */
 export interface ManifestFields {
@@ -78,8 +85,9 @@ export class RunRecord {
     return join(this.dir, 'run.lock');
   }
 
+  /** summary.json as the last run (or resumption) left it; absent when it never ended cleanly. */
   summary(): RunSummary | undefined {
-    return this.load().summary;
+    return existsSync(this.files.summary) ? readRecordJson(this.files.summary, runSummarySchema) : undefined;
   }
 
   appendJournal(entry: Omit<JournalEntry, 'at'>): void {
