@@ -1,5 +1,5 @@
 import { captureEnv, pushGuestFiles } from '../prepare/prepare.js';
-import type { HostSession } from '../run/session.js';
+import type { HostSession } from '../ssh/session.js';
 import type { InventoryHost } from '../targets/types.js';
 
 /**

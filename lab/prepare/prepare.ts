@@ -5,7 +5,7 @@ import { PROFILES, type TargetKind } from '../catalog.js';
 import { checkManifest } from '../collect/manifest-check.js';
 import { LabError } from '../errors.js';
 import { GUEST_DIR, PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
-import { type HostSession, sessionOver } from '../run/session.js';
+import { type HostSession, sessionOver } from '../ssh/session.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import type { ToolImage } from '../toolimages/toolimages.js';

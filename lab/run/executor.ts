@@ -5,8 +5,8 @@ import { LabError, errorMessage } from '../errors.js';
 import { REMOTE_ROOT } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
 import type { Sample } from '../record/schemas.js';
+import type { HostSession } from '../ssh/session.js';
 import { envCommand } from '../util/shell.js';
-import type { HostSession } from './session.js';
 
 /** What the executor writes: the run record's trial side (RunRecord implements it). */
 export interface TrialRecord {

@@ -3,10 +3,10 @@ import { LabError, errorMessage } from '../errors.js';
 import type { Plan, Trial } from '../plan/plan.js';
 import type { ResumePoint } from '../record/record.js';
 import type { RunSummary, Sample } from '../record/schemas.js';
+import type { HostSession, OpenSession } from '../ssh/session.js';
 import type { InventoryHost } from '../targets/types.js';
 import { type HostStanding, type TrialPlan, type TrialRecord, executeTrial, isDiskFull } from './executor.js';
 import { Progress } from './progress.js';
-import type { HostSession, OpenSession } from './session.js';
 import { stopAfter } from './stop-rule.js';
 
 /** What the scheduler writes besides trials: the summary and the staging space (RunRecord implements it). */

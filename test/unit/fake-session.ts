@@ -7,7 +7,7 @@ import { captureEnvFor } from '../../lab/phases/capture-env.ts';
 import type { Plan } from '../../lab/plan/plan.ts';
 import type { RunRecord } from '../../lab/record/record.ts';
 import type { ScheduleInput } from '../../lab/run/scheduler.ts';
-import type { HostSession, OpenSession } from '../../lab/run/session.ts';
+import type { HostSession, OpenSession } from '../../lab/ssh/session.ts';
 import type { InventoryHost } from '../../lab/targets/types.ts';
 
 /** Real fio output (4 jobs) that the real parser reads: the fake host returns it as a trial's raw output. */

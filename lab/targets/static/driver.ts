@@ -3,7 +3,7 @@ import type { LabDefinition } from '../../definition/schema.js';
 import { UserError, errorMessage } from '../../errors.js';
 import { REMOTE_ROOT, labStateDir } from '../../paths.js';
 import { pushGuestFiles } from '../../prepare/prepare.js';
-import { sessionOver } from '../../run/session.js';
+import { sessionOver } from '../../ssh/session.js';
 import { connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
 import { envCommand } from '../../util/shell.js';

@@ -1,7 +1,7 @@
-import { connectHost } from '../ssh/connect.js';
-import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import { HostLog } from '../util/log.js';
+import { connectHost } from './connect.js';
+import type { SshConnection } from './transport.js';
 
 /**
  * What the run needs from one host: the scheduler and the trial executor see
