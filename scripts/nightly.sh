@@ -138,11 +138,13 @@ store_history() {
 write_summary() {
   [ -n "$summary" ] && [ -n "$run_dir" ] || return 0
   "$dry_run" && { echo "+ (append compare.md and report.md to $summary)" >&2 && return 0; }
-  local part
+  local part so_far
   for part in "$results/nightly/${run_dir##*/}/compare.md" "$run_dir/report.md"; do
     [ -f "$part" ] || continue
+    so_far=0
+    [ ! -f "$summary" ] || so_far="$(wc -c < "$summary")"
     # A job summary holds at most 1 MiB: a report that would not fit is left to the artifact.
-    if [ $(($(wc -c < "$part") + $(wc -c < "$summary" 2> /dev/null || echo 0))) -gt 900000 ]; then
+    if [ $(($(wc -c < "$part") + so_far)) -gt 900000 ]; then
       printf '\n(%s is too long for the job summary; it is in the results artifact)\n' "${part##*/}" >> "$summary"
     else
       cat "$part" >> "$summary"
