@@ -33,10 +33,10 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
     comparisons: compareAll(
       samples,
       (SCENARIOS[name]?.metrics ?? []).filter((m) => m.compare),
-      { hosts, mounts: scenarioMounts(name, lab) },
+      { hosts, mounts: scenarioMounts(name, lab), series: SCENARIOS[name]?.compareSeries },
     ),
   }));
-  // One family for the whole report: every comparison it shows counts.
+  // One family for the whole report: every comparison it shows counts (series rows too).
   const decided = controlFamily(tested.flatMap((t) => t.comparisons.map((row) => ({ ...row, scenario: t.name }))));
   return tested.map((t) => ({
     ...t,

@@ -10,12 +10,17 @@ export function seriesOf(sample: Sample): string {
 }
 
 export interface ComparisonRow {
-  /** mount: two mount kinds on one host; profile: two hosts (profiles) on one mount kind. */
-  axis: 'mount' | 'profile';
-  /** The host (axis mount) or mount kind (axis profile) both sides share. */
+  /**
+   * mount: two mount kinds on one host; profile: two hosts (profiles) on one
+   * mount kind; series: two series of a scenario on one host — ways of doing
+   * the same work, such as backup's methods (Scenario.compareSeries).
+   */
+  axis: 'mount' | 'profile' | 'series';
+  /** The host (axes mount and series) or mount kind (axis profile) both sides share. */
   within: string;
   a: string;
   b: string;
+  /** The series both sides belong to; on the series axis, the label whose values a and b are (backup: "method"). */
   series: string;
   metric: MetricSpec;
   result: Comparison;
@@ -53,15 +58,24 @@ export function groupCells(samples: readonly Sample[]): Map<string, { sample: Sa
   return cells;
 }
 
+/** What a scenario's samples are compared across, in the order rows are made. */
+export interface CompareOrder {
+  hosts: readonly string[];
+  mounts: readonly string[];
+  /** Series compared with each other on each host and mount kind (Scenario.compareSeries), in this order. */
+  series?: { label: string; order: readonly string[] };
+}
+
 /**
  * Every pair of mount kinds on the same host and every pair of hosts
  * (profiles) on the same mount kind, for each series and the given metrics
- * (samples of one scenario).
+ * (samples of one scenario); then, when the scenario compares its series
+ * with each other, every pair of them on each host.
  */
 export function compareAll(
   samples: readonly Sample[],
   metrics: readonly MetricSpec[],
-  order: { hosts: readonly string[]; mounts: readonly string[] },
+  order: CompareOrder,
 ): ComparisonRow[] {
   const cells = groupCells(samples);
   const scenario = samples[0]?.scenario ?? '';
@@ -90,6 +104,38 @@ export function compareAll(
       }
       for (const mount of order.mounts) {
         for (const [a, b] of pairs(order.hosts)) add('profile', mount, a, b, cell(a, mount), cell(b, mount), metric);
+      }
+    }
+  }
+  if (order.series) rows.push(...compareSeries(cells, scenario, metrics, order, order.series));
+  return rows;
+}
+
+/**
+ * Every pair of a scenario's series (in its order) on each host and mount
+ * kind: backup's methods against each other. The row's `series` is the
+ * label, its sides the series; the rows join the report's family like any
+ * other (analysis.ts controls them all at once).
+ */
+function compareSeries(
+  cells: ReturnType<typeof groupCells>,
+  scenario: string,
+  metrics: readonly MetricSpec[],
+  order: CompareOrder,
+  series: NonNullable<CompareOrder['series']>,
+): ComparisonRow[] {
+  const rows: ComparisonRow[] = [];
+  const valuesOf = (host: string, mount: string, ser: string, metric: string) =>
+    cells.get(cellKey({ scenario, host, mount, series: ser, metric }))?.values ?? [];
+  for (const metric of metrics) {
+    for (const host of order.hosts) {
+      for (const mount of order.mounts) {
+        for (const [a, b] of pairs(series.order)) {
+          const va = valuesOf(host, mount, a, metric.name);
+          const vb = valuesOf(host, mount, b, metric.name);
+          if (!va.length && !vb.length) continue;
+          rows.push({ axis: 'series', within: host, a, b, series: series.label, metric, result: testPair(va, vb) });
+        }
       }
     }
   }

@@ -75,6 +75,10 @@ export interface RecordedLab {
   scenarioMounts: Partial<Record<string, string[]>>;
   /** Pairs the lab marked as the same by construction (A/A checks). */
   equivalent: [string, string][];
+  /** Each enabled scenario's parameters as recorded (the report sets them beside the seeds'). */
+  scenarios: Partial<Record<string, unknown>>;
+  /** A count, or the stop rule's { min, max, … }, as recorded. */
+  repetitions?: unknown;
 }
 
 export function recordedLab(run: LoadedRun): RecordedLab {
@@ -85,6 +89,8 @@ export function recordedLab(run: LoadedRun): RecordedLab {
     mounts: lab.mounts ?? [],
     scenarioMounts: lab.scenarioMounts ?? {},
     equivalent: lab.equivalent ?? [],
+    scenarios: lab.scenarios ?? {},
+    repetitions: lab.repetitions,
   };
 }
 

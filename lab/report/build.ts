@@ -74,7 +74,7 @@ function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[]
   const { name, samples, comparisons } = scenario;
   // A scenario this version no longer knows (an old run) still gets its heading and comparisons.
   const registered = getScenario(name);
-  const own = registered?.report.section({ lab, samples }) ?? { blocks: [], sections: [] };
+  const own = registered?.report.section({ lab, samples, comparisons }) ?? { blocks: [], sections: [] };
   const heading: Section = {
     level: 2,
     title: plain(registered?.summary ?? name),

@@ -14,8 +14,11 @@ import type { ClaimAnswer } from './model.js';
 
 export type Rows = readonly ComparisonRow[];
 
+/** Where a row's two sides meet: "on host xfs" (mount kinds, a scenario's series) or "(mount layer)" (hosts). */
+export const withinText = (r: ComparisonRow) => (r.axis === 'profile' ? `(mount ${r.within})` : `on host ${r.within}`);
+
 export const rowText = (r: ComparisonRow) =>
-  `${r.metric.name}${r.series && r.series !== 'all' ? ` of ${r.series}` : ''}: ${r.a} vs ${r.b}${r.axis === 'mount' ? ` on host ${r.within}` : ` (mount ${r.within})`} — ${r.result.text}`;
+  `${r.metric.name}${r.axis !== 'series' && r.series && r.series !== 'all' ? ` of ${r.series}` : ''}: ${r.a} vs ${r.b} ${withinText(r)} — ${r.result.text}`;
 
 /** Both sides have data: a configuration the run did not measure is no evidence. */
 export const measured = (r: ComparisonRow) => r.result.nA > 0 && r.result.nB > 0;

@@ -2,20 +2,42 @@ import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import { ALPHA, MIN_RUNS } from '../analyze/verdict.js';
 import { EQUIVALENT_MOUNTS } from '../catalog.js';
 import { SCENARIOS } from '../scenarios/index.js';
+import type { Scenario } from '../scenarios/types.js';
 import { measured, rowText } from './claim-rules.js';
 import type { ClaimAnswer, ClaimContext, Section } from './model.js';
 import { paragraph, plain, prose } from './model.js';
+import { parameterLines } from './seed-facts.js';
 
 /**
- * The seed claims every registered scenario answers, in their report order;
- * a claim the run has no data for is left out.
+ * A scenario's parameters as the run recorded them, with the scenario's
+ * defaults filled in; as recorded when today's schema refuses them (a run of
+ * another version), undefined when the scenario was not in the lab.
+ */
+function recordedParams(lab: ClaimContext['lab'], scenario: Scenario<unknown>): unknown {
+  const recorded = lab.scenarios[scenario.name];
+  if (recorded === undefined) return undefined;
+  const parsed = scenario.params.safeParse(recorded);
+  return parsed.success ? parsed.data : recorded;
+}
+
+/**
+ * The seed claims every registered scenario answers, in their report order,
+ * each with its seed's parameters beside this run's; a claim the run has no
+ * data for is left out.
  */
 export function answerClaims(ctx: ClaimContext): ClaimAnswer[] {
-  return Object.values(SCENARIOS)
-    .flatMap((s) => s.report.claims)
-    .sort((a, b) => a.position - b.position)
-    .map((rule) => rule.answer(ctx))
-    .filter((a): a is ClaimAnswer => a !== undefined);
+  const rules = Object.values(SCENARIOS).flatMap((s: Scenario<unknown>) =>
+    s.report.claims.map((rule) => ({ rule, scenario: s })),
+  );
+  return rules
+    .sort((a, b) => a.rule.position - b.rule.position)
+    .flatMap(({ rule, scenario }) => {
+      const answer = rule.answer(ctx);
+      if (!answer) return [];
+      if (!rule.seedParameters) return [answer];
+      const params = recordedParams(ctx.lab, scenario);
+      return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, ctx.lab.repetitions) }];
+    });
 }
 
 export function claimsSection(answers: readonly ClaimAnswer[]): Section | undefined {
@@ -26,7 +48,7 @@ export function claimsSection(answers: readonly ClaimAnswer[]): Section | undefi
     blocks: [
       paragraph(
         prose(
-          `Each seed's headline claim, answered with this run's comparisons (exact rank-sum tests, Hodges–Lehmann ratios with 95% distribution-free intervals, verdicts controlled at a ${(ALPHA * 100).toFixed(0)}% false discovery rate across the report). Direction — confirmed: every comparison points the claimed way; contradicted: one points the other way; not shown: no difference shown, or too few runs. Size: the seed's own factor against our interval. No-gap claims: every 90% interval within the stated margin.`,
+          `Each seed's headline claim, answered with this run's comparisons (exact rank-sum tests, Hodges–Lehmann ratios with 95% distribution-free intervals, verdicts controlled at a ${(ALPHA * 100).toFixed(0)}% false discovery rate across the report). Direction — confirmed: every comparison points the claimed way; contradicted: one points the other way; not shown: no difference shown, or too few runs. Size: the seed's own factor against our interval. No-gap claims: every 90% interval within the stated margin. Under each claim: every parameter of this run unlike the seed's experiment (with the seed's own words), then those it shares.`,
         ),
       ),
       { kind: 'claims', answers },
@@ -42,8 +64,9 @@ export function claimsSection(answers: readonly ClaimAnswer[]): Section | undefi
  */
 export function calibrationRows({ analysis, lab }: ClaimContext): ComparisonRow[] {
   const pairs = [...EQUIVALENT_MOUNTS, ...lab.equivalent].map(([a, b]) => [a, b].sort().join('\0'));
+  // Pairs name mount kinds or hosts: a comparison of a scenario's own series (backup methods) is none of them.
   return analysis.flatMap((s) =>
-    s.comparisons.filter((r) => measured(r) && pairs.includes([r.a, r.b].sort().join('\0'))),
+    s.comparisons.filter((r) => r.axis !== 'series' && measured(r) && pairs.includes([r.a, r.b].sort().join('\0'))),
   );
 }
 

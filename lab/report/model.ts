@@ -1,7 +1,9 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import type { RecordedLab } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
+import { type ParameterLine, type SeedParameter, sourceText } from './seed-facts.js';
 
 /**
  * The report as data: sections of blocks, built once from a run and its
@@ -75,6 +77,8 @@ export interface ClaimAnswer {
   /** The seed's figure against our intervals (claims of direction that quote one). */
   size?: 'as the seed' | 'contradicted' | 'not shown';
   evidence: string[];
+  /** The seed's parameters beside this run's (claims.ts fills them in from the rule's seedParameters). */
+  parameters?: readonly ParameterLine[];
 }
 
 export interface Claims {
@@ -102,6 +106,8 @@ export interface SectionContext {
   samples: readonly Sample[];
   /** The lab as the run recorded it: host order and mount order of the tables. */
   lab: RecordedLab;
+  /** This scenario's comparisons, verdicts controlled across the report's family. */
+  comparisons: readonly ComparisonRow[];
 }
 
 /** A scenario's part of the report under its heading: a lead (what the tables show), then sub-sections. */
@@ -121,11 +127,17 @@ export interface ClaimRule {
   /**
    * Where the claim stands among the report's seed claims (ascending; the
    * order they have always been listed in: 10 lifecycle's 004, 20 fio's 003,
-   * 30 db-import's 000, 40 dbench's 002, 50 permissions' 003).
+   * 30 db-import's 000, 40 dbench's 002, 50 permissions' 003; then 60
+   * backup's 003).
    */
   position: number;
   /** The answer, or undefined when the run has no data for it (the claim is left out). */
   answer(ctx: ClaimContext): ClaimAnswer | undefined;
+  /**
+   * The parameters of the seed's experiment behind this claim (the
+   * scenario's seed.ts): the report lists every one this run does not share.
+   */
+  seedParameters?: readonly SeedParameter[];
 }
 
 /** A scenario's registration in the report: its section and the seed claims it answers. */
@@ -204,10 +216,28 @@ export function table(
   return { kind: 'table', header: header.map((h) => (typeof h === 'string' ? plain(h) : h)), align, rows };
 }
 
-/** A claim as a list item: the answer (and size) in bold, the seed, the claim; its evidence as sub-items. */
+/**
+ * The parameters of a claim's run beside the seed's, as sub-items: one per
+ * parameter that differs ("seed: 600 s; this run: 2 s", with the seed's
+ * words), then one line naming those the run shares with the seed.
+ */
+function parameterItems(lines: readonly ParameterLine[]): Inline[] {
+  const same = lines.filter((l) => l.same);
+  return [
+    ...lines
+      .filter((l) => !l.same)
+      .map((l) => inline`unlike the seed: ${l.label} — seed: ${l.seed}; this run: ${l.run} (${sourceText(l.source)})`),
+    ...(same.length ? [plain(`as the seed: ${same.map((l) => `${l.label} ${l.seed}`).join('; ')}`)] : []),
+  ];
+}
+
+/**
+ * A claim as a list item: the answer (and size) in bold, the seed, the claim;
+ * its evidence, then its parameters unlike the seed's, as sub-items.
+ */
 export function claimItem(a: ClaimAnswer): ListItem {
   return {
     text: inline`**${a.answer}**${a.size ? inline`; size: **${a.size}**` : ''} (seed ${a.seed}): ${a.claim}`,
-    items: a.evidence.map((e) => plain(e)),
+    items: [...a.evidence.map((e) => plain(e)), ...parameterItems(a.parameters ?? [])],
   };
 }

@@ -99,7 +99,7 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
   const values = rows
     .filter((r) => r.result.ratio !== undefined && (r.result.lo ?? 0) > 0 && Number.isFinite(r.result.hi))
     .map((r) => ({
-      label: `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'mount' ? ` on ${r.within}` : ` (${r.within})`}`,
+      label: `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'profile' ? ` (${r.within})` : ` on ${r.within}`}`,
       ratio: r.result.ratio,
       lo: r.result.lo,
       hi: r.result.hi,

@@ -9,6 +9,15 @@ import { type Cell, NO_CELL, type Section, inline, paragraph, plain, prose, tabl
 
 /** The report's sections about the run rather than a scenario: comparisons, failures, noise, hosts, files. */
 
+/** What is compared with what, for the rows at hand. */
+function axesText(rows: readonly ComparisonRow[]): string {
+  const labels = [...new Set(rows.filter((r) => r.axis === 'series').map((r) => r.series))];
+  const series = labels.length
+    ? `, and ways of doing the same work (${labels.join(', ')}) with each other on the same host`
+    : '';
+  return `Mount kinds are compared on the same host, hosts (profiles) on the same mount kind${series}.`;
+}
+
 /** A scenario's comparisons: how to read them, the tally, one row per comparison. */
 export function comparisonSection(rows: readonly ComparisonRow[]): Section | undefined {
   if (!rows.length) return undefined;
@@ -22,7 +31,7 @@ export function comparisonSection(rows: readonly ComparisonRow[]): Section | und
     blocks: [
       paragraph(
         prose(
-          `Typical ratio A/B (Hodges–Lehmann, on the log scale) with its 95% distribution-free interval, and the exact rank-sum test's p. A difference is claimed only when q — p adjusted over the report's ${family} testable comparisons (Benjamini–Hochberg) — is at most ${ALPHA}: on average at most 1 in 20 claimed differences is a fluke. Fewer than ${MIN_RUNS} runs per side cannot show a difference at 95% and are not tested. Mount kinds are compared on the same host, hosts (profiles) on the same mount kind.`,
+          `Typical ratio A/B (Hodges–Lehmann, on the log scale) with its 95% distribution-free interval, and the exact rank-sum test's p. A difference is claimed only when q — p adjusted over the report's ${family} testable comparisons (Benjamini–Hochberg) — is at most ${ALPHA}: on average at most 1 in 20 claimed differences is a fluke. Fewer than ${MIN_RUNS} runs per side cannot show a difference at 95% and are not tested. ${axesText(rows)}`,
         ),
       ),
       paragraph(
@@ -33,7 +42,7 @@ export function comparisonSection(rows: readonly ComparisonRow[]): Section | und
         ['left', 'left', 'left', 'left', 'left', 'left', 'right'],
         rows.map((r) =>
           [
-            r.axis === 'mount' ? `host ${r.within}` : `mount ${r.within}`,
+            r.axis === 'profile' ? `mount ${r.within}` : `host ${r.within}`,
             r.series,
             `${r.metric.name} (${r.metric.better} is better)`,
             `${r.a} vs ${r.b}`,

@@ -21,7 +21,7 @@ export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): 
     const rows = compareAll(
       samples.filter((s) => s.scenario === name),
       metrics,
-      { hosts, mounts: scenarioMounts(name, lab) },
+      { hosts, mounts: scenarioMounts(name, lab), series: SCENARIOS[name].compareSeries },
     );
     if (!rows.length) return Number.POSITIVE_INFINITY;
     for (const { result } of rows) {

@@ -51,6 +51,14 @@ export interface Scenario<P = unknown> {
   /** The raw file `layerlab parse` reads and the parser is given. */
   rawFile: string;
   metrics: readonly MetricSpec[];
+  /**
+   * Series of this scenario that are ways of doing the same work (backup's
+   * methods), compared with each other on each host beside the usual
+   * comparisons: `label` is the sample label that names them, `order` the
+   * order of the pairs. Only for scenarios without mount kinds (the rows name
+   * the host alone); series of different work (fio's jobs) have none.
+   */
+  compareSeries?: { label: string; order: readonly string[] };
   /** Environment for guest.sh (LL_P_*): the only way parameters reach the host. */
   guestEnv(params: P): Record<string, string>;
   /** Rough guest seconds per trial (ETA before the first trial ends; the timeout is a multiple). */

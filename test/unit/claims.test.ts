@@ -88,16 +88,16 @@ describe('seed claims', () => {
     assert.equal(answer(lifecycle(10, 1), '004')?.answer, 'not shown', 'no gap: not shown');
   });
 
-  it("004 judges size too: the seed's 5.2× (run) and 10.9× (rm) against our intervals", () => {
+  it("004 judges size too: the seed's 5.16× (run: 38.832 / 7.530 s) and 11.1× (rm: 2.289 / 0.206 s) against our intervals", () => {
     const smaller = answer(lifecycle(40, 5), '004');
     assert.equal(smaller?.size, 'contradicted', smaller?.evidence.join('\n'));
     assert.ok(
       smaller?.evidence.some((e) =>
-        /size contradicted: the seed's 5\.17× lies above our 3\.\d\d×–4\.\d\d× \(estimate 4\.00×\)/.test(e),
+        /size contradicted: the seed's 5\.16× lies above our 3\.\d\d×–4\.\d\d× \(estimate 4\.00×\)/.test(e),
       ),
       smaller?.evidence.join('\n'),
     );
-    const asSeed = answer(lifecycle(51.7, 10.9), '004');
+    const asSeed = answer(lifecycle(51.6, 11.1), '004');
     assert.equal(asSeed?.answer, 'confirmed');
     assert.equal(asSeed?.size, 'as the seed', asSeed?.evidence.join('\n'));
   });

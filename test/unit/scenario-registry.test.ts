@@ -76,6 +76,7 @@ const LAB: RecordedLab = {
   mounts: ['layer', 'volume', 'bind', 'hostshare'],
   scenarioMounts: {},
   equivalent: [],
+  scenarios: {},
 };
 
 function sampleOf(
@@ -108,7 +109,7 @@ function reportProblems(scenario: Scenario, good: readonly Sample[]): string[] {
     if (!Number.isFinite(rule.position) || typeof rule.answer !== 'function')
       problems.push(`${scenario.name}: a claim without a position or an answer`);
   if (!good.length) return problems;
-  const own = report.section({ lab: LAB, samples: good });
+  const own = report.section({ lab: LAB, samples: good, comparisons: [] });
   const md = renderMarkdown({
     title: 't',
     sections: [{ level: 2, title: [{ text: scenario.summary }], blocks: own.blocks }, ...own.sections],
@@ -129,6 +130,33 @@ function toolImageProblems(scenario: Scenario): string[] {
   });
 }
 
+/**
+ * A claim's seed parameters name parameters the scenario has (a misspelt
+ * path would read "not recorded" in every report); series compared with each
+ * other belong to a scenario without mount kinds and are series its parser
+ * labels.
+ */
+function seedAndSeriesProblems(scenario: Scenario, good: readonly Sample[]): string[] {
+  const problems: string[] = [];
+  const defaults = scenario.params.parse({});
+  for (const rule of scenario.report.claims)
+    for (const p of rule.seedParameters ?? []) {
+      if (!('param' in p.run)) continue;
+      const value = p.run.param.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], defaults);
+      if (value === undefined)
+        problems.push(`${scenario.name}: seed parameter ${p.label} names ${p.run.param}, no parameter of the scenario`);
+    }
+  const series = scenario.compareSeries;
+  if (series) {
+    if (scenario.mounts.length) problems.push(`${scenario.name}: compareSeries on a scenario with mount kinds`);
+    const labelled = new Set(good.map((s) => s[series.label]));
+    for (const name of series.order)
+      if (good.length && !labelled.has(name))
+        problems.push(`${scenario.name}: no ${series.label} ${name} in the fixture`);
+  }
+  return problems;
+}
+
 /** Everything missing or wrong in one scenario's folder, fixtures and registration. */
 function scenarioProblems(key: string, scenario: Scenario, roots: typeof ROOTS): string[] {
   const dir = join(roots.scenarios, key);
@@ -143,6 +171,7 @@ function scenarioProblems(key: string, scenario: Scenario, roots: typeof ROOTS):
     ...(typeof scenario.parse === 'function' ? [] : [`${key}: no parser`]),
     ...fixtures.problems,
     ...reportProblems(scenario, fixtures.good),
+    ...seedAndSeriesProblems(scenario, fixtures.good),
     ...toolImageProblems(scenario),
   ];
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
-import { parseBackup } from './parse.js';
+import { BACKUP_METHODS, parseBackup } from './parse.js';
 import { backupReport } from './report.js';
 
 const size = sizeParam(1, 1024 ** 3);
@@ -37,6 +37,8 @@ export const backup: Scenario<BackupParams> = {
     { name: 'files', unit: 'files', better: 'higher', description: 'files listed in the archive' },
     { name: 'position', unit: 'th', better: 'lower', description: 'when the method ran in its trial (1-3)' },
   ],
+  // The three methods archive the same dataset: seed 003 compared them with each other.
+  compareSeries: { label: 'method', order: BACKUP_METHODS },
   guestEnv: (p) => ({
     LL_P_LARGE_FILES: String(p.largeFiles),
     LL_P_LARGE_BYTES: String(parseSize(p.largeSize)),

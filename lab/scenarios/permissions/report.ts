@@ -11,6 +11,7 @@ import {
 import { paragraph, prose, table } from '../../report/model.js';
 import { perHost } from '../../report/tables.js';
 import { PERMISSION_CASES } from './cases.js';
+import { PERMISSIONS_SEED_PARAMETERS } from './seed.js';
 
 /** One row per case: this run's outcome beside seed 003's, differences marked. */
 function caseRows(hostSamples: readonly Sample[]): Cell[][] {
@@ -87,5 +88,5 @@ export const permissionsReport: ScenarioReport = {
       ],
     ),
   }),
-  claims: [{ position: 50, answer: permissionOutcomes }],
+  claims: [{ position: 50, answer: permissionOutcomes, seedParameters: PERMISSIONS_SEED_PARAMETERS }],
 };

@@ -1,0 +1,18 @@
+import type { SeedParameter } from '../../report/seed-facts.js';
+import { PERMISSION_CASES } from './cases.js';
+
+/** Seed 003's permission block: prometheus (uid 65534) writing its data directory, mounted seven ways. */
+export const PERMISSIONS_SEED_PARAMETERS: readonly SeedParameter[] = [
+  {
+    label: 'cases',
+    seed: PERMISSION_CASES.map((c) => c.name),
+    run: { param: 'cases' },
+    source: { seed: '003', line: 13, words: 'Each row mounts the data directory in a different way' },
+  },
+  {
+    label: 'image',
+    seed: 'prom/prometheus:v3.15.1, running as uid 65534',
+    run: { fixed: 'the shell tool image run as uid 65534, its /data owned by 65534:65534' },
+    source: { seed: '003', line: 13, words: 'prom/prometheus:v3.15.1 runs as nobody (uid 65534)' },
+  },
+];
