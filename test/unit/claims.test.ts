@@ -204,6 +204,73 @@ describe('seed claims', () => {
   });
 });
 
+describe('seed 003 backup: methods compared with each other', () => {
+  /** Backup seconds on host xfs: the two host methods at `host`, the helper container at `helper`. */
+  const backup = (host: number, helper: number, volume = host) =>
+    (
+      [
+        ['host-bind', host],
+        ['host-volume', volume],
+        ['helper-container', helper],
+      ] as const
+    ).flatMap(([method, base]) =>
+      reps(base).map((v, i) => sample('xfs', 'backup', 'none', i + 1, 'seconds', v, { method })),
+    );
+  const backupAnswer = (samples: Sample[]) =>
+    answerClaims(context(run(samples))).find((a) => a.claim.includes('helper container'));
+
+  it('the helper container slower than both host methods is confirmed; faster contradicts; the same is not shown', () => {
+    const slower = backupAnswer(backup(4, 6));
+    assert.equal(slower?.answer, 'confirmed', slower?.evidence.join('\n'));
+    assert.equal(slower?.seed, '003');
+    assert.deepEqual(
+      slower?.evidence.slice(0, 2).map((e) => e.split(' — ')[0]),
+      ['seconds: host-bind vs helper-container on host xfs', 'seconds: host-volume vs helper-container on host xfs'],
+    );
+    assert.equal(backupAnswer(backup(4, 3))?.answer, 'contradicted');
+    const same = backupAnswer(backup(4, 4));
+    assert.equal(same?.answer, 'not shown', same?.evidence.join('\n'));
+    // Slower than one host method only is not the claim.
+    assert.equal(backupAnswer(backup(4, 6, 8))?.answer, 'contradicted');
+  });
+
+  it("judges size against the seed's 6.19 s over 4.36 s and 4.30 s", () => {
+    const asSeed = backupAnswer(backup(4.36, 6.19, 4.3));
+    assert.equal(asSeed?.size, 'as the seed', asSeed?.evidence.join('\n'));
+    assert.match(asSeed?.evidence[0] ?? '', /size: the seed's 1\.42× lies inside our/);
+    assert.equal(backupAnswer(backup(4, 12))?.size, 'contradicted');
+  });
+
+  it("the method rows are controlled in the report's family: a gap that stands alone is not claimed among many", () => {
+    const alone = backupAnswer(backup(4, 5));
+    assert.equal(alone?.answer, 'confirmed', alone?.evidence.join('\n'));
+    // Twelve fio comparisons with no difference join the family: p 0.008 of two rows becomes q 0.008 × 15 / 2 > 0.05.
+    const fio = ['seqread', 'randread', 'seqwrite', 'randwrite'].flatMap((job) =>
+      ['layer', 'volume', 'bind'].flatMap((mount) =>
+        reps(1000).map((v, i) => sample('xfs', 'fio', mount, i + 1, 'bw', v, { job, direction: 'read' })),
+      ),
+    );
+    const among = backupAnswer([...backup(4, 5), ...fio]);
+    assert.equal(among?.answer, 'not shown', among?.evidence.join('\n'));
+    assert.match(among?.evidence[0] ?? '', /no consistent difference once the report's 15 comparisons are controlled/);
+    const backupRows = context(run([...backup(4, 5), ...fio])).analysis.find((a) => a.name === 'backup')?.comparisons;
+    assert.deepEqual(
+      backupRows?.filter((r) => r.axis === 'series').map((r) => [r.axis, r.series, r.a, r.b, r.result.family]),
+      [
+        ['series', 'method', 'host-bind', 'host-volume', 15],
+        ['series', 'method', 'host-bind', 'helper-container', 15],
+        ['series', 'method', 'host-volume', 'helper-container', 15],
+      ],
+    );
+  });
+
+  it('are no calibration pair, even where a host is named like a method', () => {
+    const r = run(backup(4, 4.8));
+    (r.manifest.lab as { equivalent?: [string, string][] }).equivalent = [['host-bind', 'helper-container']];
+    assert.deepEqual(calibrationRows(context(r)), []);
+  });
+});
+
 describe('calibration check (A/A pairs inside every run)', () => {
   const fio = (volumeFactor: number, n = 5) => {
     const out: Sample[] = [];

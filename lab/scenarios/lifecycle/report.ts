@@ -1,5 +1,5 @@
 import type { ComparisonRow } from '../../analyze/comparison-rows.js';
-import { driverOf, ordered, rowsOf } from '../../report/claim-rules.js';
+import { driverOf, measured, ordered, rowsOf } from '../../report/claim-rules.js';
 import { fmt } from '../../report/format.js';
 import type { Cell, ClaimAnswer, ClaimContext, ScenarioReport, Section, SectionContext } from '../../report/model.js';
 import { paragraph, plain, prose, table } from '../../report/model.js';
@@ -61,7 +61,8 @@ function seedCell(phase: string): string {
  * controlled with all the others), beside the seed's own seconds.
  */
 function phaseByPhase({ lab, comparisons }: SectionContext): Section[] {
-  const rows = driverRows(comparisons, driverOf(lab)).sort(
+  // A host of the lab with no lifecycle samples (its trials failed) is no evidence.
+  const rows = driverRows(comparisons.filter(measured), driverOf(lab)).sort(
     (x, y) =>
       LIFECYCLE_PHASES.indexOf(x.row.series as (typeof LIFECYCLE_PHASES)[number]) -
       LIFECYCLE_PHASES.indexOf(y.row.series as (typeof LIFECYCLE_PHASES)[number]),
