@@ -307,7 +307,7 @@ describe('calibration check (A/A pairs inside every run)', () => {
 });
 
 describe('seed claims in the report', () => {
-  it('are listed in their fixed order whatever order the scenarios register in: 004, 003 (fio), 000, 002, 003 (permissions)', () => {
+  it('are listed in their fixed order whatever order the scenarios register in: 004, 003 (fio), 000, 002, 003 (permissions), 003 (backup)', () => {
     const samples: Sample[] = [
       ...lifecycle(40, 5),
       ...['layer', 'volume', 'bind', 'hostshare'].flatMap((mount) =>
@@ -322,11 +322,23 @@ describe('seed claims in the report', () => {
         ),
       ),
       sample('xfs', 'permissions', 'none', 1, 'wrote', 0, { case: 'missing-host-path' }),
+      ...['host-bind', 'host-volume', 'helper-container'].flatMap((method) =>
+        reps(method === 'helper-container' ? 6 : 4).map((v, i) =>
+          sample('xfs', 'backup', 'none', i + 1, 'seconds', v, { method }),
+        ),
+      ),
     ];
     const answers = answerClaims(context(run(samples)));
     assert.deepEqual(
       answers.map((a) => `${a.seed} ${a.claim.split(' ').slice(0, 2).join(' ')}`),
-      ['004 devicemapper (direct-lvm)', '003 no fio', '000 the MySQL', '002 dbench on', '003 a uid-65534'],
+      [
+        '004 devicemapper (direct-lvm)',
+        '003 no fio',
+        '000 the MySQL',
+        '002 dbench on',
+        '003 a uid-65534',
+        '003 tar czf',
+      ],
     );
   });
 });
