@@ -114,7 +114,7 @@ function judged(sides: Sides, threshold: number, opts: CompareOptions): CompareO
 
 /** The first night of a setup: nothing to compare with, and not a failure. */
 function noBaseline(history: History, run: HistoryRun, threshold: number, opts: CompareOptions): CompareOutcome {
-  const why = `no earlier good run of lab ${run.lab} with target ${run.target ?? '?'} and hosts ${run.hosts ?? '?'} in ${history.path}: nothing to compare; this run is the baseline of the next`;
+  const why = `no earlier good run of lab ${run.lab} with target ${run.target ?? '?'}, hosts ${run.hosts ?? '?'} and the same scenario parameters in ${history.path}: nothing to compare; this run is the baseline of the next`;
   if (opts.benchmarkDir) writeBenchmark(opts.benchmarkDir, history.samples(run.run_id), run.run_id);
   const json = { run: run.run_id, baseline: null, baselineRuns: [], threshold, regressions: 0, cells: [], note: why };
   return {

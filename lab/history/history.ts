@@ -98,9 +98,10 @@ export class History {
   }
 
   /**
-   * The good runs of the same setup as `run` (lab, target, host → profile)
-   * that started before it, newest first. Good: it finished every trial it
-   * planned (nothing failed, not interrupted) and recorded samples.
+   * The good runs of the same setup as `run` (lab, target, host → profile,
+   * scenario parameters) that started before it, newest first. Good: it
+   * finished every trial it planned (nothing failed, not interrupted) and
+   * recorded samples.
    */
   earlierGoodRuns(run: HistoryRun): HistoryRun[] {
     return this.runs(run.lab)
@@ -109,6 +110,7 @@ export class History {
           r.run_id < run.run_id &&
           r.target === run.target &&
           hostSetKey(r.hosts) === hostSetKey(run.hosts) &&
+          sameScenarios(r, run) &&
           isGood(r),
       )
       .reverse();
@@ -155,6 +157,26 @@ export function hostSetKey(hosts: string | null): string {
   if (!hosts) return '';
   const entries = Object.entries(JSON.parse(hosts) as Record<string, string>);
   return JSON.stringify(Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+/** JSON with every object's keys sorted: one spelling per value. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Ran the same scenario parameters (a fio size of 8M is not a baseline for
+ * 2G). Runs migrated from history version 1 did not record them: unknown
+ * matches, rather than leaving a lab without a baseline after an upgrade.
+ */
+function sameScenarios(a: HistoryRun, b: HistoryRun): boolean {
+  if (a.scenarios === null || b.scenarios === null) return true;
+  return canonical(JSON.parse(a.scenarios)) === canonical(JSON.parse(b.scenarios));
 }
 
 /** A run that finished what it planned and measured something: fit to be a baseline. */

@@ -50,10 +50,21 @@ interface Night {
   failed?: number;
   target?: string;
   hosts?: typeof HOSTS;
+  fioSize?: string;
 }
 
 /** One night as `report` hands it to the history: fio bw and clat_p99 per host, mount, job and repetition. */
-function night({ runId, xfsFactor = 1, seed, reps = 5, cv = 0.03, failed = 0, target = 'aws', hosts = HOSTS }: Night) {
+function night({
+  runId,
+  xfsFactor = 1,
+  seed,
+  reps = 5,
+  cv = 0.03,
+  failed = 0,
+  target = 'aws',
+  hosts = HOSTS,
+  fioSize = '2G',
+}: Night) {
   const next = random(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   const samples: Sample[] = [];
@@ -83,7 +94,7 @@ function night({ runId, xfsFactor = 1, seed, reps = 5, cv = 0.03, failed = 0, ta
       runId,
       startedAt: '2026-12-01T02:00:00Z',
       gitRevision: 'abc',
-      lab: { name: 'nightly', hosts, scenarios: { fio: { size: '2G' } } },
+      lab: { name: 'nightly', hosts, scenarios: { fio: { size: fioSize, runtime: 30 } } },
       inventory: { target },
     },
     samples,
@@ -171,21 +182,22 @@ describe('regressions across nights, from the history alone', () => {
     }
   });
 
-  it('takes the last good run of the same setup: failed, other-target and other-host-set runs are skipped', () => {
+  it('takes the last good run of the same setup: failed, other-target, other-hosts and other-parameter runs are skipped', () => {
     history([
       { runId: runId(1), seed: 1 },
       { runId: runId(2), seed: 2, failed: 1 },
       { runId: runId(3), seed: 3, target: 'static' },
       { runId: runId(4), seed: 4, hosts: [HOSTS[0] as (typeof HOSTS)[0]] },
-      { runId: runId(5), seed: 5 },
+      { runId: runId(5), seed: 5, fioSize: '8M' },
+      { runId: runId(6), seed: 6 },
     ]);
-    assert.deepEqual(json(compareCommand([runId(5)], { baseline: 'last', json: true })).baselineRuns, [runId(1)]);
+    assert.deepEqual(json(compareCommand([runId(6)], { baseline: 'last', json: true })).baselineRuns, [runId(1)]);
     // --lab alone means its newest run.
     assert.deepEqual(json(compareCommand([], { baseline: 'last', lab: 'nightly', json: true })).baselineRuns, [
       runId(1),
     ]);
     // A named baseline is taken whatever its setup.
-    assert.deepEqual(json(compareCommand([runId(5)], { baseline: runId(3), json: true })).baselineRuns, [runId(3)]);
+    assert.deepEqual(json(compareCommand([runId(6)], { baseline: runId(3), json: true })).baselineRuns, [runId(3)]);
   });
 
   it('nights:N pools the repetitions of the last N good runs', () => {
@@ -202,7 +214,7 @@ describe('regressions across nights, from the history alone', () => {
     assert.equal(out.exitCode, 0);
     assert.match(
       out.output,
-      /no earlier good run of lab nightly with target aws .*this run is the baseline of the next/,
+      /no earlier good run of lab nightly with target aws, hosts .* and the same scenario parameters .*this run is the baseline of the next/,
     );
   });
 
