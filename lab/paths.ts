@@ -6,7 +6,6 @@ import { removeOwnedChild } from './util/owned-dir.js';
 /** The layerlab package itself (guest/, lab/scenarios/ are pushed from here). */
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const GUEST_DIR = join(PACKAGE_ROOT, 'guest');
-export const SCENARIOS_DIR = join(PACKAGE_ROOT, 'lab', 'scenarios');
 
 /** Where a lab's machines are tracked (pids, ports, disks, keys): per working directory. */
 export function stateRoot(): string {

@@ -5,8 +5,8 @@ import type { Sample } from '../record/samples.js';
 import { TRIAL_META_KEYS, type TrialMeta } from '../record/schemas.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
+import { readGuestJson } from '../util/guest-json.js';
 import { printable } from '../util/safe-text.js';
-import { readGuestJson } from './guest-json.js';
 
 /** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
 export function trialMeta(value: Record<string, unknown>): TrialMeta {

@@ -1,7 +1,7 @@
 import { labStateDir } from '../paths.js';
 import { downHint } from '../phases/teardown.js';
-import { say } from '../run/progress.js';
 import type { LoadedLab } from '../targets/driver.js';
+import { say } from '../util/log.js';
 
 /**
  * Ctrl-C / SIGTERM: the first asks the run to stop after the current trial

@@ -1,9 +1,9 @@
 import { UserError, errorMessage } from '../errors.js';
-import { say } from '../run/progress.js';
 import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
 import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
 import { LockHeldError } from '../util/lock.js';
+import { say } from '../util/log.js';
 
 export interface SweepOptions {
   dryRun?: boolean;

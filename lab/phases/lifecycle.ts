@@ -1,6 +1,6 @@
 import { LabError, errorMessage } from '../errors.js';
-import { say } from '../run/progress.js';
 import type { LoadedLab } from '../targets/driver.js';
+import { say } from '../util/log.js';
 import { analyze } from './analyze.js';
 import { collect } from './collect.js';
 import { recordHistory } from './history.js';

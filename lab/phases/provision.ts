@@ -1,8 +1,8 @@
 import type { LabDefinition } from '../definition/schema.js';
-import { say } from '../run/progress.js';
 import type { Provisioned, TargetOptions } from '../targets/driver.js';
 import { driverFor } from '../targets/index.js';
 import type { ToolImage } from '../toolimages/toolimages.js';
+import { say } from '../util/log.js';
 import { hostLogFor, labLog } from './logs.js';
 import { buildToolImages } from './prepare.js';
 

@@ -9,7 +9,6 @@ import { makePlan } from '../plan/plan.js';
 import { resolveRunDir } from '../record/layout.js';
 import { type ResumePoint, RunRecord } from '../record/record.js';
 import type { RunSummary } from '../record/schemas.js';
-import { say } from '../run/progress.js';
 import { schedule } from '../run/scheduler.js';
 import { trialEnv } from '../run/trial-env.js';
 import { boundScenario } from '../scenarios/index.js';
@@ -17,6 +16,7 @@ import { sshSessions } from '../ssh/session.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { type Inventory, publicInventory } from '../targets/types.js';
 import { withLock } from '../util/lock.js';
+import { say } from '../util/log.js';
 import { captureEnvFor } from './capture-env.js';
 import { attachPrepared, currentImageTags } from './prepare.js';
 
@@ -49,7 +49,7 @@ function gitRevision(): string {
 
 function versions(): Record<string, string> {
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-  const qemu = commandLine('qemu-system-x86_64', ['--version']).split('\n')[0] || 'unknown';
+  const qemu = commandLine('qemu-system-x86_64', ['--version'])?.split('\n')[0] || 'unknown';
   return { layerlab: pkg.version, node: process.version, qemu };
 }
 
@@ -67,7 +67,7 @@ function runPlan(
     lab,
     hosts: inventory.hosts,
     plan: record.plan,
-    trials: {
+    settings: {
       // LL_RUN labels what the trial creates in Docker (layerlab.run=<run-id>) beside the lab label.
       env: (trial) => ({ ...trialEnv(trial, lab, imageTags), LL_RUN: record.runId }),
       timeoutMs: (trial) => (boundScenario(lab, trial.scenario).expectedSeconds() * 10 + 300) * 1000,

@@ -1,8 +1,8 @@
 import type { LabDefinition } from '../definition/schema.js';
 import { LabError } from '../errors.js';
-import { say } from '../run/progress.js';
 import type { DownReport, LoadedLab, TargetOptions } from '../targets/driver.js';
 import { TARGET_DRIVERS, driverFor } from '../targets/index.js';
+import { say } from '../util/log.js';
 
 function sayReports(reports: readonly DownReport[], lab: string): void {
   for (const r of reports) say(`${r.host}: ${r.detail}`);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { say } from '../run/progress.js';
 import { type NdjsonWarn, appendLineSync, parseNdjson } from '../util/files.js';
+import { say } from '../util/log.js';
 import { checkWith } from './check.js';
 import { type JournalEntry, journalEntrySchema } from './schemas.js';
 

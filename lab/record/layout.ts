@@ -37,11 +37,10 @@ export function createRunDir(root: string, lab: string, now = new Date()): { run
   }
 }
 
-/** Held while a run folder is written (`run`, `run --resume`): one writer per journal. */
-export const runLockPath = (dir: string) => join(dir, 'run.lock');
-
 export const runFiles = (dir: string) => ({
   manifest: join(dir, 'manifest.json'),
+  /** Held while the folder is written (`run`, `run --resume`): one writer per journal. */
+  lock: join(dir, 'run.lock'),
   plan: join(dir, 'plan.json'),
   journal: join(dir, 'journal.ndjson'),
   samples: join(dir, 'samples.ndjson'),

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { readGuestJson } from '../collect/guest-json.js';
 import { LabError, errorMessage } from '../errors.js';
+import { readGuestJson } from '../util/guest-json.js';
 import { printable } from '../util/safe-text.js';
 import { zodProblem } from './check.js';
 import { Journal, type JournalEntry } from './journal.js';
@@ -35,7 +35,7 @@ function readNoise(dir: string, hostOf: (trial: string) => string): TrialNoise[]
   return readdirSync(trialsDir).flatMap((trial) => {
     const path = join(trialsDir, trial, 'meta.json');
     if (!existsSync(path)) return [];
-    // An unreadable meta.json fails its trial (analyzeTrialDir says why); it has no noise figures.
+    // An unreadable meta.json fails its trial (parseTrialOutput says why); it has no noise figures.
     const read = readGuestJson(path);
     if ('problem' in read) return [];
     const m = read.value;

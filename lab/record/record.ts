@@ -1,12 +1,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Plan, Trial } from '../plan/plan.js';
+import type { Plan } from '../plan/plan.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { removeOwnedChild } from '../util/owned-dir.js';
 import { Journal, type JournalEntry } from './journal.js';
 import { createRunDir, runFiles } from './layout.js';
-import { type LoadedRun, loadRun, readManifest, readRecordJson } from './load.js';
+import { readManifest, readRecordJson } from './load.js';
 import { readSamples, writeSamples } from './samples.js';
 import {
   type Manifest,
@@ -71,8 +71,7 @@ export class RunRecord {
   static open(dir: string): RunRecord {
     const files = runFiles(dir);
     const manifest = readManifest(files.manifest);
-    // The schema checks the shape; the names in it are the plan's own (checked when it was made).
-    const plan = readRecordJson(files.plan, planFileSchema) as Plan;
+    const plan: Plan = readRecordJson(files.plan, planFileSchema);
     return new RunRecord(manifest.runId, dir, manifest, plan);
   }
 
@@ -82,7 +81,7 @@ export class RunRecord {
 
   /** Held while the folder is written (`run`, `run --resume`): one writer per journal. */
   get lockPath(): string {
-    return join(this.dir, 'run.lock');
+    return this.files.lock;
   }
 
   /** summary.json as the last run (or resumption) left it; absent when it never ended cleanly. */
@@ -164,15 +163,5 @@ export class RunRecord {
   async addResume(entry: NonNullable<Manifest['resumes']>[number]): Promise<void> {
     this.manifestValue = { ...this.manifestValue, resumes: [...(this.manifestValue.resumes ?? []), entry] };
     await writeJson(this.files.manifest, this.manifestValue);
-  }
-
-  /** The trials of the plan still to run. */
-  remaining(done: ReadonlySet<string>): Trial[] {
-    return this.plan.trials.filter((t) => !done.has(t.id));
-  }
-
-  /** Everything the analysis and report read. */
-  load(reparseFailures?: ReadonlyMap<string, { host: string; reason: string }>): LoadedRun {
-    return loadRun(this.dir, reparseFailures);
   }
 }

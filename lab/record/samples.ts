@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { say } from '../run/progress.js';
 import { type NdjsonWarn, parseNdjson, writeFileAtomic } from '../util/files.js';
+import { say } from '../util/log.js';
 import { checkWith } from './check.js';
 import { type Sample, sampleSchema } from './schemas.js';
 
@@ -34,7 +34,7 @@ export function scenarioLabels(sample: Sample): [string, string | number][] {
  */
 export function readSamples(path: string, warn: NdjsonWarn = say): Sample[] {
   if (!existsSync(path)) return [];
-  return parseNdjson(readFileSync(path, 'utf8'), path, warn, checkWith(sampleSchema)) as Sample[];
+  return parseNdjson(readFileSync(path, 'utf8'), path, warn, checkWith(sampleSchema));
 }
 
 /** Rewrites samples.ndjson as a whole, atomically. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MOUNT_KIND_NAMES, NO_MOUNT, PROFILE_NAMES } from '../catalog.js';
+import { SCENARIO_NAMES } from '../scenarios/index.js';
 
 /**
  * The files of a run folder (results/<run-id>/), as zod schemas: what the
@@ -16,7 +18,7 @@ export const RECORD_VERSION = 2;
 /** A trial state as the journal records it (append-only, fsynced). */
 export const journalEntrySchema = z
   .object({
-    // Optional: hand-made and test fixtures omit it; the runner always writes it.
+    // Optional: hand-made and test fixtures omit it; the run always writes it.
     at: z.string().optional(),
     trial: z.string(),
     host: z.string(),
@@ -49,29 +51,16 @@ export const sampleSchema = z
   })
   .catchall(z.union([z.string(), z.number()]));
 
-/** One line of samples.ndjson. */
-export interface Sample {
-  run: string;
-  host: string;
-  profile: string;
-  scenario: string;
-  mount: string;
-  rep: number;
-  trial: string;
-  metric: string;
-  value: number;
-  unit: string;
-  timestamp: string;
-  /** Scenario labels (fio: job, direction). */
-  [label: string]: string | number;
-}
+/** One line of samples.ndjson: core labels typed, scenario labels (fio: job, direction) as strings or numbers. */
+export type Sample = z.infer<typeof sampleSchema>;
 
+/** A planned trial; names this version does not know (a newer layerlab's scenario) are refused, not half-run. */
 const trialSchema = z.object({
   id: z.string(),
   host: z.string(),
-  profile: z.string(),
-  scenario: z.string(),
-  mount: z.string(),
+  profile: z.enum(PROFILE_NAMES),
+  scenario: z.enum(SCENARIO_NAMES),
+  mount: z.union([z.enum(MOUNT_KIND_NAMES), z.literal(NO_MOUNT)]),
   rep: z.number(),
 });
 

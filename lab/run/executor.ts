@@ -4,29 +4,21 @@ import type { TrialOutcome } from '../collect/trial-output.js';
 import { LabError, errorMessage } from '../errors.js';
 import { REMOTE_ROOT } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
-import type { Sample } from '../record/schemas.js';
+import type { JournalEntry, Sample } from '../record/schemas.js';
 import type { HostSession } from '../ssh/session.js';
 import { envCommand } from '../util/shell.js';
 
 /** What the executor writes: the run record's trial side (RunRecord implements it). */
 export interface TrialRecord {
   readonly runId: string;
-  appendJournal(entry: {
-    trial: string;
-    host: string;
-    state: 'started' | 'done' | 'failed';
-    reason?: string;
-    guestSeconds?: number;
-    wallSeconds?: number;
-    samples?: number;
-  }): void;
+  appendJournal(entry: Omit<JournalEntry, 'at'>): void;
   appendSamples(samples: readonly Sample[]): void;
   stagingDir(trialId: string): string;
   commitTrial(trialId: string): Promise<string>;
 }
 
 /** How one trial is run, besides the session: its environment, its time limit, how its output is read. */
-export interface TrialPlan {
+export interface TrialSettings {
   env(trial: Trial): Record<string, string>;
   timeoutMs(trial: Trial): number;
   parse(dir: string, trial: Trial): TrialOutcome;
@@ -62,11 +54,11 @@ export function isDiskFull(err: unknown): boolean {
  * stream, is unpacked beside its final place, checked against the guest's
  * MANIFEST and only then renamed into place: complete and verified, or absent.
  */
-export async function pullTrial(session: HostSession, record: TrialRecord, trial: Trial, plan: TrialPlan) {
+async function pullTrial(session: HostSession, record: TrialRecord, trial: Trial, settings: TrialSettings) {
   const staging = record.stagingDir(trial.id);
   await rm(staging, { recursive: true, force: true });
-  const command = envCommand(plan.env(trial), ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]);
-  await session.pull(command, staging, plan.timeoutMs(trial));
+  const command = envCommand(settings.env(trial), ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]);
+  await session.pull(command, staging, settings.timeoutMs(trial));
   const problems = await checkManifest(staging);
   if (problems.length) {
     throw new LabError(`pulled files do not match what the guest wrote: ${problems.join('; ')}`, {
@@ -88,24 +80,24 @@ async function attempt(
   session: HostSession,
   record: TrialRecord,
   trial: Trial,
-  plan: TrialPlan,
+  settings: TrialSettings,
   standing: HostStanding,
 ): Promise<Attempt> {
   try {
-    const dir = await pullTrial(session, record, trial, plan);
-    return { kind: 'measured', outcome: plan.parse(dir, trial) };
+    const dir = await pullTrial(session, record, trial, settings);
+    return { kind: 'measured', outcome: settings.parse(dir, trial) };
   } catch (err) {
     if (isDiskFull(err)) throw err;
     const reason = errorMessage(err);
     if (await session.probe()) return { kind: 'failed', reason, retry: false };
-    plan.say(`${trial.host}: connection lost during ${trial.id}; reconnecting`);
+    settings.say(`${trial.host}: connection lost during ${trial.id}; reconnecting`);
     try {
-      await session.reconnect(Date.now() + plan.reconnectMs);
-      plan.say(`${trial.host}: reconnected`);
+      await session.reconnect(Date.now() + settings.reconnectMs);
+      settings.say(`${trial.host}: reconnected`);
       return { kind: 'failed', reason, retry: true };
     } catch (lost) {
       standing.gone = `host ${trial.host} stopped answering (${errorMessage(lost)})`;
-      plan.say(`${trial.host}: unreachable; its remaining trials are marked failed, the other hosts go on`);
+      settings.say(`${trial.host}: unreachable; its remaining trials are marked failed, the other hosts go on`);
       return { kind: 'failed', reason: standing.gone, retry: false };
     }
   }
@@ -121,14 +113,14 @@ export async function executeTrial(
   session: HostSession,
   record: TrialRecord,
   trial: Trial,
-  plan: TrialPlan,
+  settings: TrialSettings,
   standing: HostStanding,
 ): Promise<TrialResult> {
   const t0 = Date.now();
   record.appendJournal({ trial: trial.id, host: trial.host, state: 'started' });
   let result: Attempt = { kind: 'failed', reason: standing.gone ?? '', retry: false };
   for (let n = 1; !standing.gone; n++) {
-    result = await attempt(session, record, trial, plan, standing);
+    result = await attempt(session, record, trial, settings, standing);
     if (result.kind === 'measured' || !result.retry || n >= 2) break;
     record.appendJournal({ trial: trial.id, host: trial.host, state: 'started', reason: 'again: connection lost' });
   }

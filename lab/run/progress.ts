@@ -63,7 +63,3 @@ export class Progress {
     );
   }
 }
-
-export function say(message: string): void {
-  process.stderr.write(`layerlab: ${printable(message)}\n`);
-}

@@ -5,7 +5,7 @@ import type { ResumePoint } from '../record/record.js';
 import type { RunSummary, Sample } from '../record/schemas.js';
 import type { HostSession, OpenSession } from '../ssh/session.js';
 import type { InventoryHost } from '../targets/types.js';
-import { type HostStanding, type TrialPlan, type TrialRecord, executeTrial, isDiskFull } from './executor.js';
+import { type HostStanding, type TrialRecord, type TrialSettings, executeTrial, isDiskFull } from './executor.js';
 import { Progress } from './progress.js';
 import { stopAfter } from './stop-rule.js';
 
@@ -22,7 +22,7 @@ export interface ScheduleInput {
   hosts: readonly InventoryHost[];
   plan: Plan;
   /** How each trial runs (environment, time limit, parser) and how the run talks. */
-  trials: TrialPlan;
+  settings: TrialSettings;
   /** Opens a host's session; `setUp` then readies it for trials (guest files, environment capture). */
   openSession: OpenSession;
   setUp(session: HostSession, host: InventoryHost): Promise<void>;
@@ -95,7 +95,7 @@ async function runOne(input: ScheduleInput, state: RunState, progress: Progress,
   let result: Awaited<ReturnType<typeof executeTrial>>;
   try {
     const record = collecting(input.record, state.collected);
-    result = await executeTrial(session, record, trial, input.trials, standing);
+    result = await executeTrial(session, record, trial, input.settings, standing);
   } catch (err) {
     state.halted = true;
     throw isDiskFull(err) && !(err instanceof LabError) ? diskFull(input, trial, err) : err;
@@ -165,7 +165,7 @@ async function runRepetitions(input: ScheduleInput, state: RunState): Promise<vo
     if (decision.widest !== undefined) summary.widestInterval = decision.widest;
     if (decision.stop) {
       summary.stoppedBy = decision.reason;
-      if (rep < input.lab.repetitions.max) input.trials.say(`stopping after repetition ${rep}: ${decision.reason}`);
+      if (rep < input.lab.repetitions.max) input.settings.say(`stopping after repetition ${rep}: ${decision.reason}`);
       break;
     }
   }
@@ -193,10 +193,10 @@ export async function schedule(input: ScheduleInput): Promise<RunSummary> {
     // summary.json is derived (the journal is the record); on a full disk it may not fit.
     await input.record
       .writeSummary(state.summary)
-      .catch((err) => input.trials.say(`summary.json not written: ${errorMessage(err)}`));
+      .catch((err) => input.settings.say(`summary.json not written: ${errorMessage(err)}`));
   }
   const { summary } = state;
   if (summary.failed)
-    input.trials.say(`${summary.failed} of ${summary.trials} trial(s) failed; see journal.ndjson and the report`);
+    input.settings.say(`${summary.failed} of ${summary.trials} trial(s) failed; see journal.ndjson and the report`);
   return summary;
 }

@@ -44,7 +44,7 @@ export function getScenario(name: string): Scenario<unknown> | undefined {
   return isScenarioName(name) ? SCENARIOS[name] : undefined;
 }
 
-/** A scenario with the lab's parameters applied: what the runner, the schema and the guest env need. */
+/** A scenario with the lab's parameters applied: what the run, the schema and the guest env need. */
 export interface BoundScenario
   extends Omit<Scenario<unknown>, 'params' | 'guestEnv' | 'expectedSeconds' | 'diskBytes'> {
   name: ScenarioName;

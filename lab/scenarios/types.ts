@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { MountKind } from '../catalog.js';
 import type { ScenarioReport } from '../report/model.js';
 
-/** One measured value, before the runner adds run/host/trial labels. */
+/** One measured value, before collection adds run/host/trial labels. */
 export interface MeasuredValue {
   metric: string;
   value: number;
@@ -30,7 +30,7 @@ export interface MetricSpec {
 /**
  * A scenario is a folder: guest.sh runs on the host, the parser reads its raw
  * output on the controller, report.ts gives its report section and the seed
- * claims it answers; test/fixtures/<name>/ holds real raw outputs. The runner
+ * claims it answers; test/fixtures/<name>/ holds real raw outputs. The run
  * owns the lifecycle (PerfKit's model). test/unit/scenario-registry.test.ts
  * checks every registered scenario has all of these.
  */

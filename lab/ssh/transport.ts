@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import ssh2, { type Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import ssh2, { type Client, type ClientChannel, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
 import * as tar from 'tar';
 import { LabError } from '../errors.js';
 import type { HostLog } from '../util/log.js';
@@ -52,11 +52,6 @@ export function hostKeyBlob(line: string): Buffer {
   return Buffer.from(parts[1], 'base64');
 }
 
-/**
- * One SSH connection to one host: pinned host key (no trust on first use),
- * commands with timeouts and streamed logs, directories pushed and pulled as
- * single tar streams.
- */
 /** ssh2's settings for one attempt: the pinned key type only, cheap ciphers, keepalives, `verify` on the host key. */
 function clientConfig(endpoint: SshEndpoint, deadline: number, verify: (key: Buffer) => boolean): ConnectConfig {
   const keyType = endpoint.hostKey.trim().split(/\s+/)[0] ?? 'ssh-ed25519';
@@ -69,15 +64,20 @@ function clientConfig(endpoint: SshEndpoint, deadline: number, verify: (key: Buf
     keepaliveInterval: 15_000,
     keepaliveCountMax: 4,
     algorithms: {
-      // ssh2 types these as string-literal unions; the key type comes from the pinned key line.
-      serverHostKey: [keyType as never],
+      // Only the pinned key's type: a server offering another key type is refused, not asked for it.
+      serverHostKey: [keyType as ServerHostKeyAlgorithm],
       // chacha20 is the cheapest cipher for a guest without AES-NI (TCG).
-      cipher: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes128-ctr'] as never,
+      cipher: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes128-ctr'],
     },
     hostVerifier: verify,
   };
 }
 
+/**
+ * One SSH connection to one host: pinned host key (no trust on first use),
+ * commands with timeouts and streamed logs, directories pushed and pulled as
+ * single tar streams.
+ */
 export class SshConnection {
   /** False once the connection has closed (dropped, host gone, or closed by us). */
   private open = true;

@@ -1,6 +1,6 @@
 import type { ProfileName, TargetKind } from '../catalog.js';
 
-/** What every target hands the runner: how to reach each host, and what it is. */
+/** What every target hands the run: how to reach each host, and what it is. */
 export interface InventoryHost {
   name: string;
   profile: ProfileName;

@@ -35,3 +35,8 @@ export class HostLog {
     return new Promise((resolve) => this.stream.end(resolve));
   }
 }
+
+/** One line of the controller's own news for the person at the terminal (stderr: stdout carries results). */
+export function say(message: string): void {
+  process.stderr.write(`layerlab: ${printable(message)}\n`);
+}

@@ -149,7 +149,7 @@ export function fakeRunInput(
     lab,
     hosts: fakeHosts(lab),
     plan,
-    trials: {
+    settings: {
       env: (trial) => ({ LL_TRIAL: trial.id }),
       timeoutMs: () => 60_000,
       parse: (dir, trial) => parseTrialOutput(dir, trial, record.runId),

@@ -12,7 +12,8 @@ import { parseTrialOutput } from '../../lab/collect/trial-output.ts';
 import type { Trial } from '../../lab/plan/plan.ts';
 import type { Sample } from '../../lab/record/samples.ts';
 import { samplesCsv } from '../../lab/report/csv.ts';
-import { Progress, say } from '../../lab/run/progress.ts';
+import { Progress } from '../../lab/run/progress.ts';
+import { say } from '../../lab/util/log.ts';
 import { HostLog } from '../../lab/util/log.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

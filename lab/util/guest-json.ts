@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { printable } from '../util/safe-text.js';
+import { printable } from './safe-text.js';
 
 /**
  * A JSON object a guest wrote, or why it cannot be used: a guest can send any
