@@ -39,7 +39,8 @@ ssh_cidrs=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary)
-      [ "$#" -ge 2 ] || die "$1 needs a value"
+      # An empty value is usually an unset variable or secret (e.g. --history "$LAYERLAB_HISTORY").
+      [ "$#" -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (got none, or an empty one)"
       case "$1" in
         --lab) lab="$2" ;;
         --target) target="$2" ;;

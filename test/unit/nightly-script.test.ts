@@ -44,6 +44,8 @@ describe('scripts/nightly.sh', () => {
       [['--lab', 'labs/quick.yaml', '--baseline', 'yesterday'], /--baseline: expected last or nights:N/],
       [['--lab', 'labs/quick.yaml', '--bogus'], /unknown argument: --bogus/],
       [['--lab'], /--lab needs a value/],
+      // An unset secret in the workflow: no durable history would be silent, so it is refused.
+      [['--lab', 'labs/quick.yaml', '--history', ''], /--history needs a value \(got none, or an empty one\)/],
     ];
     for (const [args, message] of cases) {
       const r = await nightly(...args);
