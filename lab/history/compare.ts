@@ -114,7 +114,7 @@ export function deltasMarkdown(
   const lines = [
     `# layerlab compare: ${names.now} (new) vs ${names.baseline} (baseline)`,
     '',
-    `${deltas.length} cells: **${count('regression')} regression(s)**${threshold > 0 ? ` worse by more than ${pct(threshold)}` : ''}, ${count('within-threshold')} worse by at most ${pct(threshold)}, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
+    `${deltas.length} cells: **${count('regression')} regression(s)**${threshold > 0 ? ` worse by more than ${pct(threshold)}, ${count('within-threshold')} worse by at most ${pct(threshold)}` : ''}, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
     '',
     '| scenario | host | mount | series | metric | n new/baseline | new vs baseline |',
     '|---|---|---|---|---|---|---|',
