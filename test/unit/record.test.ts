@@ -84,7 +84,7 @@ describe('run record', () => {
       readSamples(join(record.dir, 'samples.ndjson')).map((s) => s.trial),
       [done],
     );
-    assert.ok(existsSync(join(record.dir, 'trials', done)));
+    assert.ok(existsSync(join(record.dir, 'trials', done)), 'a done trial stays');
     assert.ok(!existsSync(join(record.dir, 'trials', cut)), 'the trial in flight runs again');
     await record.addResume({ at: '2026-12-01T01:00:00.000Z', gitRevision: 'def' });
     assert.equal(RunRecord.open(record.dir).manifest.resumes?.length, 1);
@@ -97,7 +97,7 @@ describe('run record', () => {
     assert.equal(manifest.recordVersion, undefined, 'the fixture is a version-1 manifest');
     const run = loadRun(dir);
     assert.equal(run.manifest.runId, 'r-demo');
-    assert.ok(run.samples.length > 0);
+    assert.ok(run.samples.length > 0, 'its samples load');
   });
 
   it('a run of a newer record version is refused, naming the version and what to use', () => {

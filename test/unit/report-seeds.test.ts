@@ -169,7 +169,10 @@ describe('comparisons inside a scenario', () => {
       /\| inspect \| 18\.3 \/ 2\.69 s = 6\.78× \| dm \/ xfs \| 1\.00× \(0\.97×–1\.03×\) \| no consistent difference/,
     );
     assert.match(table, /\| rm \| 2\.29 \/ 0\.21 s = 11\.1× \| dm \/ xfs \| 5\.00×/);
-    assert.ok(html.includes('<h3>devicemapper against overlay2, phase by phase</h3>'));
+    assert.ok(
+      html.includes('<h3>devicemapper against overlay2, phase by phase</h3>'),
+      'the phase table in report.html',
+    );
     // Without a devicemapper host there is nothing to set beside the seed.
     const { md: overlayOnly } = await render(scenarioRun(samples.filter((s) => s.host === 'xfs')));
     assert.doesNotMatch(overlayOnly, /phase by phase/);

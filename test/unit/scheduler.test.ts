@@ -84,7 +84,10 @@ describe('scheduler over fake hosts', () => {
       plan.trials.length * 20,
       '4 fio jobs × 5 values (bw, iops, clat p50/p99/mean) per trial',
     );
-    assert.ok([...finalStates(record).values()].every((s) => s === 'done'));
+    assert.ok(
+      [...finalStates(record).values()].every((s) => s === 'done'),
+      'every journal state is done',
+    );
     assert.deepEqual(readdirSync(join(record.dir, 'trials')).sort(), plan.trials.map((t) => t.id).sort());
   });
 
@@ -114,8 +117,11 @@ describe('scheduler over fake hosts', () => {
     const { plan, record, messages, run } = await runWith(world, lab);
     const summary = await run();
     assert.equal(summary.done, plan.trials.length, 'the retried trial counts once, as done');
-    assert.ok(world.events.includes(`${plan.trials[1]?.host} trial ${target} again`));
-    assert.ok(messages.some((m) => m.includes(`connection lost during ${target}; reconnecting`)));
+    assert.ok(world.events.includes(`${plan.trials[1]?.host} trial ${target} again`), 'the trial ran again');
+    assert.ok(
+      messages.some((m) => m.includes(`connection lost during ${target}; reconnecting`)),
+      'the person is told',
+    );
     const entries = Journal.read(join(record.dir, 'journal.ndjson')).filter((e) => e.trial === target);
     assert.deepEqual(
       entries.map((e) => [e.state, e.reason ?? '']),
@@ -140,10 +146,16 @@ describe('scheduler over fake hosts', () => {
     const dmTrials = plan.trials.filter((t) => t.host === 'dm').length;
     assert.equal(summary.failed, dmTrials, 'every dm trial failed');
     assert.equal(summary.done, plan.trials.length - dmTrials, 'every xfs trial done');
-    assert.ok(summary.failures.every((f) => f.host === 'dm' && /host dm stopped answering/.test(f.reason)));
+    assert.ok(
+      summary.failures.every((f) => f.host === 'dm' && /host dm stopped answering/.test(f.reason)),
+      'each failure names the dead host',
+    );
     assert.equal(world.events.filter((e) => e.startsWith('dm trial ')).length, 1, 'no trial sent to a dead host');
     const states = finalStates(record);
-    assert.ok(plan.trials.every((t) => states.get(t.id) === (t.host === 'dm' ? 'failed' : 'done')));
+    assert.ok(
+      plan.trials.every((t) => states.get(t.id) === (t.host === 'dm' ? 'failed' : 'done')),
+      'journal: dm failed, xfs done',
+    );
   });
 
   it('a failing guest script and output that does not match its MANIFEST fail their trials only, with the reason', async () => {
@@ -195,7 +207,7 @@ describe('scheduler over fake hosts', () => {
     world.behaviours.set(target, 'enospc');
     const { record, run } = await runWith(world, lab);
     await assert.rejects(run(), (err: unknown) => {
-      assert.ok(err instanceof LabError);
+      assert.ok(err instanceof LabError, 'a LabError (exit 1 with where and what to do)');
       assert.match(err.message, /results disk is full.*layerlab run --resume/);
       return true;
     });
@@ -240,6 +252,6 @@ describe('scheduler over fake hosts', () => {
       throw new LabError('cannot reach SSH at 127.0.0.1:1 after 3 attempt(s)', { host: host.name, phase: 'ssh' });
     };
     await assert.rejects(schedule(input), /cannot reach SSH/);
-    assert.ok(!world.events.some((e) => e.includes(' trial ')));
+    assert.ok(!world.events.some((e) => e.includes(' trial ')), 'no trial started');
   });
 });
