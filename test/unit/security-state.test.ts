@@ -78,6 +78,19 @@ function sleeper(...args: string[]): ChildProcess {
   return child;
 }
 
+/**
+ * A "VM" whose QEMU monitor answers but whose guest never powers off: down
+ * asks it through monitor.sock and waits out the grace period, holding the
+ * lab's lock all that time (as a real slow guest would).
+ */
+function slowVm(hostDir: string): ChildProcess {
+  mkdirSync(hostDir, { recursive: true });
+  const script = `require('node:net').createServer((c) => c.resume()).listen(${JSON.stringify(join(hostDir, 'monitor.sock'))})`;
+  const child = spawn(process.execPath, ['-e', script, hostDir], { stdio: 'ignore' });
+  children.push(child);
+  return child;
+}
+
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((r) => child.once('exit', () => r()));
@@ -269,7 +282,8 @@ describe('finding 8: one layerlab process per lab and per run folder', () => {
   it('a second down while one runs is exit 2; Ctrl-C of the first releases its lock', { timeout: 90_000 }, async () => {
     const env = sandbox('busy');
     const dir = join(env.home, 'labs', 'busy');
-    const vm = sleeper(join(dir, 'hosts', 'a')); // a "VM" with no monitor: down waits for it to power off
+    const vm = slowVm(join(dir, 'hosts', 'a'));
+    await waitFor('the VM’s monitor socket', () => existsSync(join(dir, 'hosts', 'a', 'monitor.sock')));
     writeLab(env, 'busy', [{ name: 'a', pid: vm.pid }]);
     const lock = join(env.home, 'locks', 'busy.lock');
     const first = layerlabAsync(env, 'down', '--name', 'busy');
