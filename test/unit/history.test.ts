@@ -17,18 +17,7 @@ import { History } from '../../lab/history/history.ts';
 import { HISTORY_VERSION } from '../../lab/history/schema.ts';
 import type { LoadedRun } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
-
-/** mulberry32: a small seeded generator, so every run of this test sees the same numbers. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../lab/util/rng.ts';
 
 const HOSTS = [
   { name: 'xfs', profile: 'overlay2-xfs' },
@@ -65,7 +54,7 @@ function night({
   hosts = HOSTS,
   fioSize = '2G',
 }: Night) {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   const samples: Sample[] = [];
   for (const host of hosts)
