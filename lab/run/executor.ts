@@ -35,7 +35,8 @@ export interface HostStanding {
 export interface TrialResult {
   ok: boolean;
   reason?: string;
-  samples: number;
+  /** The trial's samples, as appended to the record (none when it failed). */
+  samples: Sample[];
   guestSeconds?: number;
   wallSeconds: number;
 }
@@ -129,11 +130,17 @@ export async function executeTrial(
     const reason = result.kind === 'failed' ? result.reason : result.outcome.failures.join('; ');
     const guestSeconds = result.kind === 'measured' ? result.outcome.guestSeconds : undefined;
     record.appendJournal({ trial: trial.id, host: trial.host, state: 'failed', reason, guestSeconds, wallSeconds });
-    return { ok: false, reason, samples: 0, guestSeconds, wallSeconds };
+    return { ok: false, reason, samples: [], guestSeconds, wallSeconds };
   }
   const { samples, guestSeconds } = result.outcome;
   record.appendSamples(samples);
-  const count = samples.length;
-  record.appendJournal({ trial: trial.id, host: trial.host, state: 'done', guestSeconds, wallSeconds, samples: count });
-  return { ok: true, samples: count, guestSeconds, wallSeconds };
+  record.appendJournal({
+    trial: trial.id,
+    host: trial.host,
+    state: 'done',
+    guestSeconds,
+    wallSeconds,
+    samples: samples.length,
+  });
+  return { ok: true, samples, guestSeconds, wallSeconds };
 }

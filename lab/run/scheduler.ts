@@ -94,8 +94,7 @@ async function runOne(input: ScheduleInput, state: RunState, progress: Progress,
   progress.start(trial.host, trial.id);
   let result: Awaited<ReturnType<typeof executeTrial>>;
   try {
-    const record = collecting(input.record, state.collected);
-    result = await executeTrial(session, record, trial, input.settings, standing);
+    result = await executeTrial(session, input.record, trial, input.settings, standing);
   } catch (err) {
     state.halted = true;
     throw isDiskFull(err) && !(err instanceof LabError) ? diskFull(input, trial, err) : err;
@@ -104,26 +103,19 @@ async function runOne(input: ScheduleInput, state: RunState, progress: Progress,
   summary.guestSeconds += result.guestSeconds ?? 0;
   if (result.ok) {
     summary.done++;
-    progress.finish(trial.host, trial.id, true, `(${result.wallSeconds.toFixed(1)} s, ${result.samples} samples)`);
+    // Kept in memory too: the stop rule reads every sample so far after each repetition.
+    state.collected.push(...result.samples);
+    progress.finish(
+      trial.host,
+      trial.id,
+      true,
+      `(${result.wallSeconds.toFixed(1)} s, ${result.samples.length} samples)`,
+    );
   } else {
     summary.failed++;
     summary.failures.push({ trial: trial.id, host: trial.host, reason: result.reason ?? '' });
     progress.finish(trial.host, trial.id, false, result.reason ?? '');
   }
-}
-
-/** The record, with the samples it appends also kept in memory for the stop rule. */
-function collecting(record: TrialRecord, collected: Sample[]): TrialRecord {
-  return {
-    runId: record.runId,
-    appendJournal: (entry) => record.appendJournal(entry),
-    appendSamples: (samples) => {
-      record.appendSamples(samples);
-      collected.push(...samples);
-    },
-    stagingDir: (id) => record.stagingDir(id),
-    commitTrial: (id) => record.commitTrial(id),
-  };
 }
 
 /** One repetition: serial runs the plan's order; parallel runs each host's trials in order, hosts at once. */
