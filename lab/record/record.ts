@@ -152,7 +152,7 @@ export class RunRecord {
     const trialSeconds = doneEntries.reduce((sum, e) => sum + (e.wallSeconds ?? 0), 0);
     // Samples of a trial count only once its journal line says done.
     const samples = readSamples(this.files.samples).filter((s) => done.has(s.trial));
-    await writeSamples(this.files.samples, samples);
+    await this.rewriteSamples(samples);
     const trials = join(this.dir, 'trials');
     for (const trial of this.plan.trials) if (!done.has(trial.id)) await removeOwnedChild(trials, trial.id);
     await removeOwnedChild(trials, '.partial');
