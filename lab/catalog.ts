@@ -7,16 +7,51 @@
 export const TARGET_KINDS = ['local', 'aws', 'static'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
+/**
+ * Debian releases a host can run (a host's `os`). Each brings its own engine
+ * versions; the local target builds one guest image per release.
+ */
+export const OS_RELEASES = {
+  'debian-12': {
+    codename: 'bookworm',
+    engines: 'docker.io 20.10 (graph drivers incl. devicemapper), containerd 1.6',
+  },
+  'debian-13': {
+    codename: 'trixie',
+    engines: 'docker.io 26.1 (no devicemapper; containerd image store as an option), containerd 1.7, podman 5.4',
+  },
+} as const satisfies Record<string, { codename: string; engines: string }>;
+
+export type OsRelease = keyof typeof OS_RELEASES;
+export const OS_RELEASE_NAMES = Object.keys(OS_RELEASES) as [OsRelease, ...OsRelease[]];
+/** The release of a host whose definition names none (every host before releases existed). */
+export const DEFAULT_OS_RELEASE: OsRelease = 'debian-12';
+
 /** Machine images the cloud program knows (infra/aws/ami.ts maps them to AMIs). */
-export type BaseImage = 'debian-12' | 'flatcar';
+export type BaseImage = OsRelease | 'flatcar';
+
+/** The container engine a profile sets up; guest/lib.sh's ll_engine drives its CLI. */
+export const ENGINES = ['docker', 'podman'] as const;
+export type Engine = (typeof ENGINES)[number];
 
 export interface ProfileSpec {
-  /** Docker storage driver the profile configures. */
+  /** Engine the profile starts. */
+  engine: Engine;
+  /**
+   * Storage driver the engine reports once the profile is applied (`docker
+   * info` .Driver, `podman info` .store.graphDriverName); for Docker's
+   * containerd image store, the snapshotter.
+   */
   storageDriver: string;
   /** Targets that can provide a host for it (static: whoever owns the machine decides). */
   targets: readonly TargetKind[];
-  /** OS image a cloud host of this profile boots. */
-  image: BaseImage;
+  /**
+   * OS image family: 'debian' profiles run on the host's `os` release (one of
+   * `releases`); 'flatcar' boots Flatcar's own image, whatever `os` says.
+   */
+  image: 'debian' | 'flatcar';
+  /** Debian releases whose engine can run it (validation refuses the others by name). */
+  releases: readonly OsRelease[];
   /** Script under guest/profiles/ that applies it on a host. */
   script: string;
   /** Seed article the profile comes from. */
@@ -26,51 +61,96 @@ export interface ProfileSpec {
 
 export const PROFILES = {
   'overlay2-xfs': {
+    engine: 'docker',
     storageDriver: 'overlay2',
     targets: ['local', 'aws', 'static'],
-    image: 'debian-12',
+    image: 'debian',
+    releases: ['debian-12', 'debian-13'],
     script: 'profiles/overlay2-xfs.sh',
     seed: '004',
     description: 'data disk mkfs.xfs -n ftype=1, mounted at /var/lib/docker, overlay2',
   },
   'overlay2-ext4': {
+    engine: 'docker',
     storageDriver: 'overlay2',
     targets: ['local', 'aws', 'static'],
-    image: 'debian-12',
+    image: 'debian',
+    // On debian-13 this is Docker 26's overlay2: the same script, a newer engine.
+    releases: ['debian-12', 'debian-13'],
     script: 'profiles/overlay2-ext4.sh',
     seed: '003',
     description: 'data disk mkfs.ext4, mounted at /var/lib/docker, overlay2',
   },
   'devicemapper-lvm': {
+    engine: 'docker',
     storageDriver: 'devicemapper',
     targets: ['local', 'aws', 'static'],
-    image: 'debian-12',
+    image: 'debian',
+    // Docker Engine 25 removed devicemapper; Debian 13's docker.io is 26.
+    releases: ['debian-12'],
     script: 'profiles/devicemapper-lvm.sh',
     seed: '004',
     description: 'direct-lvm thin pool on the data disk (dm.directlvm_device); /var/lib/docker on the root disk',
   },
   btrfs: {
+    engine: 'docker',
     storageDriver: 'btrfs',
     targets: ['local', 'aws', 'static'],
-    image: 'debian-12',
+    image: 'debian',
+    releases: ['debian-12', 'debian-13'],
     script: 'profiles/btrfs.sh',
     seed: '-',
     description: 'data disk mkfs.btrfs, mounted at /var/lib/docker, btrfs driver',
   },
   flatcar: {
+    engine: 'docker',
     storageDriver: 'overlay2',
     // A container-optimized OS is a different machine image, not a disk layout:
     // the local target boots only its Debian guest image.
     targets: ['aws', 'static'],
     image: 'flatcar',
+    // Not Debian: validation refuses a flatcar host whose `os` is not the default.
+    releases: [],
     script: 'profiles/flatcar.sh',
     seed: '002',
     description: 'Flatcar Container Linux (Ignition-configured), its Docker with overlay2 on an ext4 data disk',
+  },
+  'containerd-ext4': {
+    engine: 'docker',
+    // What `docker info` reports as Driver with the containerd image store.
+    storageDriver: 'overlayfs',
+    // Not static: the profile moves containerd's root (its config.toml), which
+    // the set-aside of an owner's setup (guest/lib.sh) does not cover.
+    targets: ['local', 'aws'],
+    image: 'debian',
+    // The containerd image store arrived in Engine 24; Debian 12's docker.io is 20.10.
+    releases: ['debian-13'],
+    script: 'profiles/containerd-ext4.sh',
+    seed: '-',
+    description:
+      'data disk mkfs.ext4 at /var/lib/docker (containerd root beside it), Docker with the containerd image store (features.containerd-snapshotter), overlayfs snapshotter',
+  },
+  'podman-overlay-ext4': {
+    engine: 'podman',
+    storageDriver: 'overlay',
+    // Not static: the set-aside of an owner's setup (guest/lib.sh) covers Docker's data only.
+    targets: ['local', 'aws'],
+    image: 'debian',
+    releases: ['debian-13'],
+    script: 'profiles/podman-overlay-ext4.sh',
+    seed: '-',
+    description:
+      'data disk mkfs.ext4 at /var/lib/docker, Podman (root) with its native overlay driver, its graphroot on that disk (so volumes and bind sources share one filesystem as with Docker)',
   },
 } as const satisfies Record<string, ProfileSpec>;
 
 export type ProfileName = keyof typeof PROFILES;
 export const PROFILE_NAMES = Object.keys(PROFILES) as [ProfileName, ...ProfileName[]];
+
+/** The machine image a host boots: Flatcar's for the flatcar profile, else its Debian release. */
+export function baseImageOf(profile: ProfileName, os: OsRelease): BaseImage {
+  return PROFILES[profile].image === 'flatcar' ? 'flatcar' : os;
+}
 
 export interface MountSpec {
   description: string;

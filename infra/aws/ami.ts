@@ -12,11 +12,13 @@ export interface AmiSource {
 }
 
 /**
- * The official publishers: Debian's cloud team (Debian 12 ships docker.io
- * 20.10, which still has devicemapper) and Flatcar's (Kinvolk/Microsoft).
+ * The official publishers: Debian's cloud team, one image per release (Debian
+ * 12 ships docker.io 20.10, which still has devicemapper; Debian 13 docker.io
+ * 26 and podman 5) and Flatcar's (Kinvolk/Microsoft).
  */
 export const AMI_SOURCES: Record<BaseImage, AmiSource> = {
   'debian-12': { owner: '136693986130', namePattern: 'debian-12-amd64-*', user: 'root' },
+  'debian-13': { owner: '136693986130', namePattern: 'debian-13-amd64-*', user: 'root' },
   flatcar: { owner: '075585003325', namePattern: 'Flatcar-stable-*-hvm', user: 'core' },
 };
 

@@ -1,7 +1,7 @@
 import * as aws from '@pulumi/aws';
 import * as pulumi from '@pulumi/pulumi';
 import * as tls from '@pulumi/tls';
-import { PROFILES } from '../../lab/catalog.js';
+import { baseImageOf } from '../../lab/catalog.js';
 import type { HostDefinition, LabDefinition } from '../../lab/definition/schema.js';
 import type { AwsStackHost, AwsStackInventory } from '../../lab/targets/aws/stack-inventory.js';
 import { type LabTagInfo, labTags } from '../tags.js';
@@ -39,16 +39,16 @@ function hostResources(
   operatorKey: tls.PrivateKey,
 ) {
   const settings = args.lab.target.aws;
-  const profile = PROFILES[host.profile];
+  const image = baseImageOf(host.profile, host.os);
   const prefix = `${args.lab.name}-${host.name}`;
   const tags = (name: string) => labTags(args.tags, name);
   // No host key here: the host makes its own and the controller reads it from the console (user-data.ts).
   const userData =
-    profile.image === 'flatcar'
+    image === 'flatcar'
       ? operatorKey.publicKeyOpenssh.apply((pub) => flatcarIgnition(pub))
-      : pulumi.output(debianCloudConfig());
+      : pulumi.output(debianCloudConfig(image));
   const instance = new aws.ec2.Instance(`${prefix}`, {
-    ami: lookupAmi(profile.image),
+    ami: lookupAmi(image),
     instanceType: settings.instanceType,
     subnetId: net.subnetId,
     vpcSecurityGroupIds: [net.securityGroupId],
@@ -67,7 +67,7 @@ function hostResources(
       ? { marketType: 'spot', spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' } }
       : undefined,
     metadataOptions: { httpTokens: 'required' },
-    tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile },
+    tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile, 'layerlab:os': image },
   });
   const volume = new aws.ebs.Volume(`${prefix}-data`, {
     availabilityZone: instance.availabilityZone,
@@ -91,7 +91,7 @@ function hostResources(
       profile: host.profile,
       address,
       port: 22,
-      user: AMI_SOURCES[profile.image].user,
+      user: AMI_SOURCES[image].user,
       instanceId,
       dataDisk: nvmeDevicePath(volumeId),
       labels: {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { OsRelease } from '../../lab/catalog.js';
 import { PACKAGE_ROOT } from '../../lab/paths.js';
 import { HOST_KEY_BEGIN, HOST_KEY_END } from '../../lab/targets/aws/console-host-key.js';
+import { releasePackageFiles } from '../../lab/targets/local/image.js';
 
 /*
  * No SSH host key travels in user data: user data is readable through the
@@ -15,31 +17,34 @@ import { HOST_KEY_BEGIN, HOST_KEY_END } from '../../lab/targets/aws/console-host
  */
 
 /**
- * The packages of the local guest image (one list for every Debian host):
- * apt skips what the AMI already has.
+ * The packages of the local guest image of `release` (every release's list
+ * and the release's own): apt skips what the AMI already has.
  */
-export function guestPackages(): string[] {
-  return readFileSync(join(PACKAGE_ROOT, 'lab/targets/local/image/packages.txt'), 'utf8')
-    .split('\n')
-    .map((line) => line.replace(/#.*/, '').trim())
-    .filter(Boolean);
+export function guestPackages(release: OsRelease): string[] {
+  const files = [join(PACKAGE_ROOT, 'lab/targets/local/image/packages.txt'), ...releasePackageFiles(release)];
+  return files.flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean),
+  );
 }
 
 /**
- * cloud-init for Debian 12: image keys deleted and one ed25519 host key
+ * cloud-init for a Debian host of `release`: image keys deleted and one ed25519 host key
  * generated on the host, printed to the console (cloud-init's keys_to_console,
  * which writes HOST_KEY_BEGIN/END); root login with the lab's key (the guest
  * scripts run as root, as on the local target), the guest packages, and docker
  * stopped until a profile sets it up.
  */
-export function debianCloudConfig(): string {
+export function debianCloudConfig(release: OsRelease): string {
   const config = {
     disable_root: false,
     ssh_deletekeys: true,
     ssh_genkeytypes: ['ed25519'],
     ssh: { emit_keys_to_console: true },
     package_update: true,
-    packages: guestPackages(),
+    packages: guestPackages(release),
     runcmd: [['systemctl', 'disable', '--now', 'docker.service', 'docker.socket']],
   };
   return `#cloud-config\n${stringify(config)}`;

@@ -48,9 +48,15 @@ function issueText(issue: ZodIssue, valueAt: (p: readonly PathPart[]) => unknown
   }
 }
 
-/** Line:column of the node at `path` (or of an unknown key inside it). */
+/**
+ * Line:column of the node at `path` (or of an unknown key inside it). A path
+ * the file does not spell out (a default such as a host's `os`) points at the
+ * nearest enclosing node that it does.
+ */
 function locate(doc: Document, lines: LineCounter, path: readonly PathPart[], key?: string): string {
-  let node = path.length ? doc.getIn(path, true) : doc.contents;
+  let at = path.length;
+  while (at > 0 && !doc.hasIn(path.slice(0, at))) at--;
+  let node = at ? doc.getIn(path.slice(0, at), true) : doc.contents;
   if (key && isMap(node)) {
     const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
     if (pair && isScalar(pair.key)) node = pair.key;

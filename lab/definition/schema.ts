@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { MOUNT_KINDS, MOUNT_KIND_NAMES, PROFILES, PROFILE_NAMES, TARGET_KINDS } from '../catalog.js';
+import {
+  DEFAULT_OS_RELEASE,
+  MOUNT_KINDS,
+  MOUNT_KIND_NAMES,
+  OS_RELEASE_NAMES,
+  PROFILES,
+  PROFILE_NAMES,
+  TARGET_KINDS,
+} from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName, boundScenario } from '../scenarios/index.js';
 
 /**
@@ -15,6 +23,8 @@ const host = z
   .object({
     name,
     profile: z.enum(PROFILE_NAMES),
+    /** Debian release the host runs (its engine versions come with it; see OS_RELEASES). */
+    os: z.enum(OS_RELEASE_NAMES).default(DEFAULT_OS_RELEASE),
     cpus: z.number().int().min(1).max(64).default(2),
     memoryMiB: z.number().int().min(512).max(262144).default(1024),
     /** Size of the data disk the profile formats. */
@@ -163,7 +173,26 @@ type Lab = z.output<typeof labObject>;
 /** Reports a problem at a path of the lab definition (load.ts turns the path into file:line). */
 type Issue = (path: (string | number)[], message: string) => void;
 
-/** Every host's profile runs on the lab's target; host names are unique. */
+/** The host's profile runs on its os release (flatcar brings its own OS). */
+function checkRelease(h: Lab['hosts'][number], i: number, issue: Issue): void {
+  const profile = PROFILES[h.profile];
+  const releases: readonly string[] = profile.releases;
+  if (profile.image === 'flatcar') {
+    if (h.os !== DEFAULT_OS_RELEASE) {
+      issue(
+        ['hosts', i, 'os'],
+        `profile ${h.profile} boots Flatcar Container Linux, not Debian: os ${h.os} does not apply; remove os from this host`,
+      );
+    }
+  } else if (!releases.includes(h.os)) {
+    issue(
+      ['hosts', i, 'os'],
+      `profile ${h.profile} (${profile.engine} ${profile.storageDriver}) cannot run on os ${h.os} (runs on ${releases.join(', ')})`,
+    );
+  }
+}
+
+/** Every host's profile runs on the lab's target and its os release; host names are unique. */
 function checkHosts(lab: Lab, issue: Issue): void {
   const seen = new Map<string, number>();
   lab.hosts.forEach((h, i) => {
@@ -174,6 +203,7 @@ function checkHosts(lab: Lab, issue: Issue): void {
         `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})`,
       );
     }
+    checkRelease(h, i, issue);
     const first = seen.get(h.name);
     if (first !== undefined) issue(['hosts', i, 'name'], `duplicate host name "${h.name}" (also hosts[${first}].name)`);
     else seen.set(h.name, i);
@@ -194,6 +224,24 @@ function checkMounts(lab: Lab, issue: Issue): void {
   });
 }
 
+/**
+ * Every host's engine runs the scenario's guest script: a Podman host in a
+ * scenario whose script needs Docker (permissions: `docker run -v` creating a
+ * missing host path) is refused by name.
+ */
+function checkEngines(lab: Lab, scenarioName: ScenarioName, issue: Issue): void {
+  const engines: readonly string[] = SCENARIOS[scenarioName].engines ?? ['docker'];
+  lab.hosts.forEach((h, i) => {
+    const engine = PROFILES[h.profile].engine;
+    if (!engines.includes(engine)) {
+      issue(
+        ['hosts', i, 'profile'],
+        `scenario ${scenarioName} runs on ${engines.join(', ')} only; host ${h.name} runs ${engine} (profile ${h.profile}): give it a ${engines.join('/')} profile or run ${scenarioName} in another lab`,
+      );
+    }
+  });
+}
+
 /** Each enabled scenario fits on every host's data disk and supports the mount kinds it is given. */
 function checkScenarios(lab: Lab, issue: Issue): void {
   for (const scenarioName of SCENARIO_NAMES) {
@@ -209,6 +257,7 @@ function checkScenarios(lab: Lab, issue: Issue): void {
         );
       }
     });
+    checkEngines(lab, scenarioName, issue);
     const narrowed = lab.scenarioMounts[scenarioName];
     const unsupported = (narrowed ?? lab.mounts).filter((m) => !scenario.mounts.includes(m));
     // A scenario without mount kinds brings its own storage: the list does not apply.

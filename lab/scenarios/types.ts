@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { MountKind } from '../catalog.js';
+import type { Engine, MountKind } from '../catalog.js';
 import type { ScenarioReport } from '../report/model.js';
 
 /** One measured value, before collection adds run/host/trial labels. */
@@ -48,6 +48,11 @@ export interface Scenario<P = unknown> {
   mounts: readonly MountKind[];
   /** Tool images (recipes in guest/images/<name>.image) the guest script needs. */
   toolImages: readonly string[];
+  /**
+   * Engines its guest script has been run on (guest/lib.sh's ll_engine); a
+   * host of another engine is refused at validation. Default: docker only.
+   */
+  engines?: readonly Engine[];
   /** The raw file `layerlab parse` reads and the parser is given. */
   rawFile: string;
   metrics: readonly MetricSpec[];

@@ -8,7 +8,7 @@ import * as pulumi from '@pulumi/pulumi';
 import ssh2 from 'ssh2';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { PROFILES, PROFILE_NAMES, type ProfileName } from '../../lab/catalog.ts';
+import { PROFILES, PROFILE_NAMES, type ProfileName, baseImageOf } from '../../lab/catalog.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import type { AwsStackInventory } from '../../lab/targets/aws/stack-inventory.ts';
 
@@ -81,11 +81,16 @@ function resolved<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply(resolve));
 }
 
+/** The first release a profile runs on (flatcar: the default, which it ignores). */
+function hostOs(profile: ProfileName) {
+  return PROFILES[profile].releases[0] ?? 'debian-12';
+}
+
 function labText(name: string, profiles: ProfileName[], aws = '{}'): string {
   return `name: ${name}
 target: { kind: aws, aws: ${aws} }
 hosts:
-${profiles.map((p, i) => `  - { name: h${i}, profile: ${p}, diskGiB: ${20 + i} }`).join('\n')}
+${profiles.map((p, i) => `  - { name: h${i}, profile: ${p}, os: ${hostOs(p)}, diskGiB: ${20 + i} }`).join('\n')}
 scenarios: { fio: { size: 16M } }
 mounts: [volume]
 repetitions: 3
@@ -225,8 +230,9 @@ describe('infra/aws under Pulumi mocks', () => {
     const instances = all.mine.filter((r) => r.type === 'aws:ec2/instance:Instance');
     assert.equal(instances.length, PROFILE_NAMES.length);
     PROFILE_NAMES.forEach((profile, i) => {
-      const source = AMI_SOURCES[PROFILES[profile].image];
-      assert.equal(instances[i]?.inputs.ami, `ami-from-${source.owner}`, profile);
+      const source = AMI_SOURCES[baseImageOf(profile, hostOs(profile))];
+      const instance = instances.find((r) => r.name === `every-h${i}`);
+      assert.equal(instance?.inputs.ami, `ami-from-${source.owner}`, profile);
     });
     const amiCalls = invokes.filter((c) => c.token === 'aws:ec2/getAmi:getAmi');
     assert.ok(

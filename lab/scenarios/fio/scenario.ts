@@ -45,6 +45,8 @@ export const fio: Scenario<FioParams> = {
   params,
   mounts: ['layer', 'volume', 'bind', 'hostshare'],
   toolImages: ['fio'],
+  // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
+  engines: ['docker', 'podman'],
   rawFile: 'fio.json',
   metrics: [
     { name: 'bw', unit: 'KiB/s', better: 'higher', description: 'bandwidth (fio bw, KiB/s)', compare: true },

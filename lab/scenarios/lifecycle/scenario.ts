@@ -21,6 +21,8 @@ export const lifecycle: Scenario<LifecycleParams> = {
   params,
   mounts: [],
   toolImages: ['shell', 'churn'],
+  // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
+  engines: ['docker', 'podman'],
   rawFile: 'lifecycle.tsv',
   metrics: [
     {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_OS_RELEASE, OS_RELEASES, type OsRelease } from '../../catalog.js';
 import { LabError } from '../../errors.js';
 import { PACKAGE_ROOT, cacheRoot } from '../../paths.js';
 import { aptSourceFiles } from '../../util/apt-sources.js';
@@ -7,29 +8,63 @@ import { ensureBuilt } from '../../util/build-cache.js';
 import { hashInputs } from '../../util/hash.js';
 import type { HostLog } from '../../util/log.js';
 import { runLocal } from '../../util/proc.js';
+import { writeReleaseSources } from './image/sources.js';
 
 const RECIPE_DIR = join(PACKAGE_ROOT, 'lab', 'targets', 'local', 'image');
 const RECIPE_FILES = ['packages.txt', 'build.sh', 'customize.sh'].map((f) => join(RECIPE_DIR, f));
 
+/**
+ * Packages a release adds to packages.txt (debian-13: podman), one file per
+ * release that has any; the AWS program's cloud-init installs the same lists.
+ */
+export function releasePackageFiles(release: OsRelease): string[] {
+  const file = join(RECIPE_DIR, `packages.${release}.txt`);
+  return existsSync(file) ? [file] : [];
+}
+
 export interface GuestImage {
   key: string;
+  /** The Debian release it is built from. */
+  release: OsRelease;
   dir: string;
   base: string;
   kernel: string;
   initrd: string;
 }
 
-/** The cache key: recipe files and the apt sources they are built from. */
-export async function guestImageKey(): Promise<string> {
-  return hashInputs([...RECIPE_FILES, ...aptSourceFiles()], ['guest-image-v1']);
+/**
+ * The machine's apt sources moved to `release` (same mirror, its suites),
+ * written under the image cache: the inputs of build and key alike.
+ */
+async function releaseSources(release: OsRelease): Promise<string[]> {
+  const files = aptSourceFiles();
+  if (!files.length) {
+    throw new LabError('no apt sources found; set LAYERLAB_APT_SOURCES to a Debian sources file (any release)');
+  }
+  return writeReleaseSources(files, OS_RELEASES[release].codename, join(cacheRoot(), 'images', `apt-${release}`));
 }
 
-/** Builds (once per recipe) the Debian 12 guest image every local VM boots from. */
-export async function ensureGuestImage(log: HostLog, onBuild?: () => void): Promise<GuestImage> {
-  const key = await guestImageKey();
-  const dir = join(cacheRoot(), 'images', `guest-${key}`);
+/** The cache key: recipe files, the release's package list and the apt sources it is built from. */
+export async function guestImageKey(release: OsRelease = DEFAULT_OS_RELEASE): Promise<string> {
+  const inputs = [...RECIPE_FILES, ...releasePackageFiles(release), ...(await releaseSources(release))];
+  return hashInputs(inputs, ['guest-image-v1', release]);
+}
+
+/**
+ * Builds (once per recipe and release) the Debian guest image the local VMs
+ * of that release boot from. `release` is last so that callers from before
+ * releases existed keep working (they get debian-12).
+ */
+export async function ensureGuestImage(
+  log: HostLog,
+  onBuild?: () => void,
+  release: OsRelease = DEFAULT_OS_RELEASE,
+): Promise<GuestImage> {
+  const key = await guestImageKey(release);
+  const dir = join(cacheRoot(), 'images', `guest-${release}-${key}`);
   const image: GuestImage = {
     key,
+    release,
     dir,
     base: join(dir, 'base.raw'),
     kernel: join(dir, 'vmlinuz'),
@@ -37,13 +72,12 @@ export async function ensureGuestImage(log: HostLog, onBuild?: () => void): Prom
   };
   await ensureBuilt(dir, 'base.raw', async () => {
     onBuild?.();
-    const sources = aptSourceFiles();
-    if (!sources.length)
-      throw new LabError('no apt sources found; set LAYERLAB_APT_SOURCES to a Debian 12 sources file');
-    const result = await runLocal('bash', [join(RECIPE_DIR, 'build.sh'), dir, ...sources], { log });
+    const sources = await releaseSources(release);
+    const args = [join(RECIPE_DIR, 'build.sh'), dir, OS_RELEASES[release].codename, ...releasePackageFiles(release)];
+    const result = await runLocal('bash', [...args, '--', ...sources], { log });
     if (result.code !== 0 || !existsSync(image.base)) {
       throw new LabError(
-        `building the guest image failed (exit ${result.code}); see ${log.path}\n    ${result.stderr.trim().split('\n').slice(-5).join('\n    ')}`,
+        `building the ${release} guest image failed (exit ${result.code}); see ${log.path}\n    ${result.stderr.trim().split('\n').slice(-5).join('\n    ')}`,
         { phase: 'image' },
       );
     }

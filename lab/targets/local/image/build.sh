@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Builds the local target's guest image without a loop mount:
 #   mmdebstrap -> directory -> mkfs.ext4 -d -> base.raw (+ kernel and initrd for direct boot).
-# Usage: build.sh <out-dir> <apt-sources-file> [<apt-sources-file> ...]
+# Usage: build.sh <out-dir> <codename> [<extra-packages-file> ...] -- <apt-sources-file> [...]
+# packages.txt beside this script is every release's list; each extra file adds
+# a release's own packages. The sources are the machine's, moved to <codename>.
 # Runs as root (mmdebstrap --mode=root). Writes into <out-dir>.partial and renames
 # it at the end, so a cancelled build never looks like a finished one.
 set -euo pipefail
 
-out="$1"; shift
+out="$1"; codename="$2"; shift 2
 here="$(cd "$(dirname "$0")" && pwd)"
+lists=("$here/packages.txt")
+while [ "$#" -gt 0 ] && [ "$1" != -- ]; do lists+=("$1"); shift; done
+[ "${1:-}" = -- ] || { echo "build.sh: expected -- before the apt sources" >&2; exit 2; }
+shift
 tmp="${out}.partial"
 rm -rf -- "$tmp"
 mkdir -p -- "$tmp"
 root="$tmp/rootfs"
 
-packages="$(grep -v '^#' "$here/packages.txt" | grep -v '^[[:space:]]*$' | paste -sd, -)"
+packages="$(cat -- "${lists[@]}" | grep -v '^#' | grep -v '^[[:space:]]*$' | paste -sd, -)"
 
-# The machine's own apt sources are pasted into the guest as-is (mmdebstrap
-# accepts a path to a .sources/.list file as a mirror argument).
+# The apt sources are pasted into the guest as-is (mmdebstrap accepts a path
+# to a .sources/.list file as a mirror argument).
 mirrors=()
 for src in "$@"; do mirrors+=("$src"); done
 
@@ -30,7 +36,7 @@ mmdebstrap \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --customize-hook="$here/customize.sh" \
-  bookworm "$root" "${mirrors[@]}"
+  "$codename" "$root" "${mirrors[@]}"
 
 kernel="$(find "$root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | tail -n1)"
 initrd="$(find "$root/boot" -maxdepth 1 -name 'initrd.img-*' | sort | tail -n1)"
