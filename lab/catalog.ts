@@ -52,6 +52,11 @@ export interface ProfileSpec {
   image: 'debian' | 'flatcar';
   /** Debian releases whose engine can run it (validation refuses the others by name). */
   releases: readonly OsRelease[];
+  /**
+   * Major versions of the engine that have what the profile needs, checked on
+   * machines layerlab did not build (static target): `min` inclusive, `below` exclusive.
+   */
+  engineMajor?: { min?: number; below?: number };
   /** Script under guest/profiles/ that applies it on a host. */
   script: string;
   /** Seed article the profile comes from. */
@@ -88,6 +93,7 @@ export const PROFILES = {
     image: 'debian',
     // Docker Engine 25 removed devicemapper; Debian 13's docker.io is 26.
     releases: ['debian-12'],
+    engineMajor: { below: 25 },
     script: 'profiles/devicemapper-lvm.sh',
     seed: '004',
     description: 'direct-lvm thin pool on the data disk (dm.directlvm_device); /var/lib/docker on the root disk',
@@ -125,6 +131,7 @@ export const PROFILES = {
     image: 'debian',
     // The containerd image store arrived in Engine 24; Debian 12's docker.io is 20.10.
     releases: ['debian-13'],
+    engineMajor: { min: 24 },
     script: 'profiles/containerd-ext4.sh',
     seed: '-',
     description:

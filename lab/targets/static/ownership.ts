@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_OS_RELEASE } from '../../catalog.js';
 import type { LabDefinition } from '../../definition/schema.js';
 import { LabError, UserError } from '../../errors.js';
 import { GUEST_DIR, labStateDir } from '../../paths.js';
@@ -8,16 +9,28 @@ import { connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
 import { envCommand } from '../../util/shell.js';
 import type { Inventory, InventoryHost } from '../types.js';
+import { HOST_FACTS_SCRIPT, parseHostFacts, stackProblems } from './stack-check.js';
 
 /** guest/check-host.sh's status for "this host is not the lab's to change". */
 const REFUSED = 3;
 
-/** What stands in the way of preparing one host (guest/check-host.sh, read-only), or nothing. */
-async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<string[]> {
+interface HostProblems {
+  /** Its release or engine does not fit the profile (stack-check.ts). */
+  stack: string[];
+  /** It is not the lab's to change (guest/check-host.sh). */
+  ownership: string[];
+}
+
+/** What stands in the way of preparing one host (both checks read-only), or nothing. */
+async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<HostProblems> {
   const log = new HostLog(join(labStateDir(lab.name), 'static', `${host.name}.log`));
   try {
     const conn = await connectHost(host, log, Date.now() + 60_000);
     try {
+      const facts = await conn.exec('bash -s', { stdin: HOST_FACTS_SCRIPT, timeoutMs: 60_000 });
+      const os = lab.hosts.find((h) => h.name === host.name)?.os ?? DEFAULT_OS_RELEASE;
+      const stack = stackProblems(parseHostFacts(facts.stdout), host.profile, os);
+      if (stack.length) return { stack, ownership: [] };
       const env = {
         LL_PROFILE: host.profile,
         LL_DATA_DISK: host.dataDisk,
@@ -26,8 +39,8 @@ async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<st
       // Sent on stdin: nothing is written on a host before it passes.
       const script = withGuestLib(readFileSync(join(GUEST_DIR, 'check-host.sh'), 'utf8'));
       const result = await conn.exec(envCommand(env, ['bash', '-s']), { stdin: script, timeoutMs: 2 * 60_000 });
-      if (result.code === 0) return [];
-      if (result.code === REFUSED) return result.stdout.trim().split('\n').filter(Boolean);
+      if (result.code === 0) return { stack, ownership: [] };
+      if (result.code === REFUSED) return { stack, ownership: result.stdout.trim().split('\n').filter(Boolean) };
       throw new LabError(`checking the host failed (exit ${result.code ?? result.signal}): ${result.stderr.trim()}`, {
         host: host.name,
       });
@@ -40,17 +53,28 @@ async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<st
 }
 
 /**
- * Before anything changes on any host: a static machine whose Docker holds
+ * Before anything changes on any host: a machine whose release or engine does
+ * not fit its profile and the lab's `os` is refused (exit 2) naming what it
+ * runs and what the profile needs. Then a static machine whose Docker holds
  * anything layerlab did not create (or whose data disk is in use elsewhere)
  * is refused with exit 2, naming host, what was found and the key to set,
  * unless the inventory says it is dedicated to the lab. Hosts whose profile
  * is already in place pass: preparing them changes nothing.
  */
 export async function refuseHostsNotTheLabs(file: string, inventory: Inventory, lab: LabDefinition): Promise<void> {
-  const found = await Promise.all(
-    inventory.hosts.map(async (host) => ({ host, problems: await hostProblems(lab, host) })),
-  );
-  const refused = found.filter((f) => f.problems.length > 0);
+  const found = await Promise.all(inventory.hosts.map(async (host) => ({ host, ...(await hostProblems(lab, host)) })));
+  const mismatched = found.filter((f) => f.stack.length > 0);
+  if (mismatched.length) {
+    const lines = mismatched.map(
+      ({ host, stack }) => `host ${host.name} (${host.address}:${host.port}): ${stack.join('; ')}`,
+    );
+    throw new UserError(
+      `${file}: ${mismatched.length} host(s) cannot run their profile as the lab defines it; nothing was changed on any host:\n  ${lines.join('\n  ')}`,
+    );
+  }
+  const refused = found
+    .map(({ host, ownership }) => ({ host, problems: ownership }))
+    .filter((f) => f.problems.length > 0);
   if (!refused.length) return;
   const lines = refused.map(
     ({ host, problems }) => `host ${host.name} (${host.address}:${host.port}): ${problems.join('; ')}`,
