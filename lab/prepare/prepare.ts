@@ -66,7 +66,8 @@ export async function prepareHost(
   );
   for (const image of images) {
     // Already loaded with a lab's label (a second up, a static machine): skip the upload.
-    const labelled = `docker image inspect -f '{{json .Config.Labels}}' ${shellQuote(image.tag)} 2>/dev/null | grep -q '"layerlab.lab"'`;
+    // Asked of the profile's engine: podman keeps its own image store.
+    const labelled = `${profile.engine} image inspect -f '{{json .Config.Labels}}' ${shellQuote(image.tag)} 2>/dev/null | grep -q '"layerlab.lab"'`;
     if ((await conn.exec(labelled)).code === 0) continue;
     progress(`${host.name}: loading tool image ${image.tag}`);
     await conn.pipeFile(
