@@ -364,33 +364,41 @@ JSON
   ll_die "dockerd did not come up with storage driver $driver"
 }
 
-# ll_mount_setup KIND NAME TARGET: sets LL_MOUNT_ARGS for `docker run`.
-# Every kind gets fresh, empty storage; ll_mount_cleanup removes it.
+# ll_mount_setup KIND NAME TARGET: fresh, empty storage of kind KIND for a
+# container's TARGET, described twice from the same values: LL_MOUNT_ARGS for
+# `docker run`, LL_MOUNT_TYPE/LL_MOUNT_SOURCE/LL_MOUNT_TARGET for the Engine
+# API (ll_container_run). ll_mount_cleanup removes it.
 ll_mount_setup() {
   local kind="$1" name="$2" target="$3"
   LL_MOUNT_KIND="$kind"
   LL_MOUNT_NAME="ll-$name"
-  LL_MOUNT_ARGS=(--workdir "$target")
+  LL_MOUNT_TARGET="$target"
+  LL_MOUNT_TYPE=""
+  LL_MOUNT_SOURCE=""
   case "$kind" in
     layer) ;; # docker creates the workdir inside the container's writable layer
     volume)
       docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
       docker volume create "$LL_MOUNT_NAME" >/dev/null
-      LL_MOUNT_ARGS+=(--mount "type=volume,source=$LL_MOUNT_NAME,target=$target")
+      LL_MOUNT_TYPE=volume LL_MOUNT_SOURCE="$LL_MOUNT_NAME"
       ;;
     bind)
       rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME"
       mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
-      LL_MOUNT_ARGS+=(--mount "type=bind,source=$LL_BIND_ROOT/$LL_MOUNT_NAME,target=$target")
+      LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_BIND_ROOT/$LL_MOUNT_NAME"
       ;;
     hostshare)
       ll_hostshare_mount
       rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME"
       mkdir -p -- "$LL_SHARE_ROOT/$LL_MOUNT_NAME"
-      LL_MOUNT_ARGS+=(--mount "type=bind,source=$LL_SHARE_ROOT/$LL_MOUNT_NAME,target=$target")
+      LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_SHARE_ROOT/$LL_MOUNT_NAME"
       ;;
     *) ll_die "unknown mount kind: $kind" ;;
   esac
+  LL_MOUNT_ARGS=(--workdir "$target")
+  if [ -n "$LL_MOUNT_TYPE" ]; then
+    LL_MOUNT_ARGS+=(--mount "type=$LL_MOUNT_TYPE,source=$LL_MOUNT_SOURCE,target=$target")
+  fi
 }
 
 ll_mount_cleanup() {
@@ -399,4 +407,60 @@ ll_mount_cleanup() {
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
     hostshare) rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME" ;;
   esac
+}
+
+# JSON array of strings from the arguments.
+ll_json_array() {
+  local out="[" sep="" arg
+  for arg in "$@"; do
+    out+="$sep$(ll_json_str "$arg")"
+    sep=","
+  done
+  printf '%s]' "$out"
+}
+
+# One request to the Docker Engine API over its unix socket; the body of an
+# error reply goes to stderr and the call fails.
+ll_docker_api() {
+  curl --silent --show-error --fail-with-body --unix-socket /var/run/docker.sock "$@"
+}
+
+# ll_container_run NAME IMAGE OUT ERR CMD...: runs CMD in a fresh container of
+# IMAGE as root, with the storage of ll_mount_setup at its working directory,
+# stdout to OUT and stderr to ERR; returns the command's exit status.
+#
+# Through the Engine API with networking disabled, because `docker run
+# --network none` still has libnetwork's prestart hook set up an empty sandbox:
+# 4-5 s of every container start under TCG, and no part of what fio or dbench
+# measure (they time their own I/O). The container still gets a network
+# namespace of its own with only lo in it. LL_CONTAINER_START=cli takes the
+# `docker run` path instead (bench/ compares the two).
+ll_container_run() {
+  local name="$1" image="$2" out="$3" err="$4"
+  shift 4
+  if [ "${LL_CONTAINER_START:-api}" = cli ]; then
+    local status=0
+    docker run --rm --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$image" "$@" \
+      > "$out" 2> "$err" || status=$?
+    return "$status"
+  fi
+  ll_label_args
+  local mounts="[]" labels=(layerlab.lab "$LL_LAB") body id status
+  if [ -n "$LL_MOUNT_TYPE" ]; then
+    mounts="[$(ll_json_obj Type "$LL_MOUNT_TYPE" Source "$LL_MOUNT_SOURCE" Target "$LL_MOUNT_TARGET")]"
+  fi
+  if [ -n "${LL_RUN:-}" ]; then labels+=(layerlab.run "$LL_RUN"); fi
+  body="{\"Image\":$(ll_json_str "$image"),\"Cmd\":$(ll_json_array "$@"),\"User\":\"0\""
+  body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$(ll_json_obj "${labels[@]}"),\"NetworkDisabled\":true"
+  body+=",\"HostConfig\":{\"NetworkMode\":\"none\",\"Mounts\":$mounts}}"
+  id="$(ll_docker_api -X POST -H 'Content-Type: application/json' --data-binary "$body" \
+    "http://docker/containers/create?name=$name" | sed -n 's/.*"Id":"\([0-9a-f]\{64\}\)".*/\1/p')"
+  [ -n "$id" ] || ll_die "the Engine API did not create container $name"
+  ll_docker_api -X POST "http://docker/containers/$id/start" > /dev/null
+  status="$(ll_docker_api -X POST "http://docker/containers/$id/wait" | sed -n 's/.*"StatusCode":\([0-9]*\).*/\1/p')"
+  # The CLI splits the multiplexed log stream back into stdout and stderr.
+  command docker logs "$id" > "$out" 2> "$err"
+  ll_docker_api -X DELETE "http://docker/containers/$id?v=true" > /dev/null
+  [ -n "$status" ] || ll_die "the Engine API gave no exit status for container $name"
+  return "$status"
 }

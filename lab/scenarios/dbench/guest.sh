@@ -8,6 +8,5 @@ ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_DBENCH LL_P_CLIENTS LL_P_DURATION L
 ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /data
 trap 'docker rm -f "ll-$LL_TRIAL" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
 
-docker run --rm --name "ll-$LL_TRIAL" --network none --user 0 "${LL_MOUNT_ARGS[@]}" \
-  "$LL_IMAGE_DBENCH" /usr/bin/dbench -t "$LL_P_DURATION" -c "/usr/share/dbench/$LL_P_LOADFILE" -D /data \
-  "$LL_P_CLIENTS" > "$LL_OUT/dbench.txt" 2> "$LL_OUT/dbench.stderr"
+ll_container_run "ll-$LL_TRIAL" "$LL_IMAGE_DBENCH" "$LL_OUT/dbench.txt" "$LL_OUT/dbench.stderr" \
+  /usr/bin/dbench -t "$LL_P_DURATION" -c "/usr/share/dbench/$LL_P_LOADFILE" -D /data "$LL_P_CLIENTS"

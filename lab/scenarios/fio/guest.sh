@@ -21,5 +21,4 @@ for job in $LL_P_JOBS; do
   args+=(--name="$name" --rw="$rw" --bs="$size" --stonewall)
 done
 
-docker run --rm --name "ll-$LL_TRIAL" --network none --user 0 "${LL_MOUNT_ARGS[@]}" \
-  "$LL_IMAGE_FIO" /usr/bin/fio "${args[@]}" > "$LL_OUT/fio.json" 2> "$LL_OUT/fio.stderr"
+ll_container_run "ll-$LL_TRIAL" "$LL_IMAGE_FIO" "$LL_OUT/fio.json" "$LL_OUT/fio.stderr" /usr/bin/fio "${args[@]}"
