@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Captures the host's environment into $1: kernel, docker, storage, disks, load.
+# Captures the host's environment into $1: kernel, engine (docker or podman:
+# version, storage driver or snapshotter and its options), storage, disks, load.
 # summary.json holds the few facts the report prints; the rest is raw. A MANIFEST
 # (as for trials) lets the controller check that what it unpacked is what was written.
 set -euo pipefail
@@ -18,9 +19,14 @@ cat /proc/loadavg > loadavg.txt
 nproc > nproc.txt
 free -b > free.txt
 grep -m1 'model name' /proc/cpuinfo > cpu.txt || true
-docker version > docker-version.txt 2>&1 || true
-docker info > docker-info.txt 2>&1 || true
-docker info --format '{{json .}}' > docker-info.json 2>/dev/null || echo '{}' > docker-info.json
+# The engine's own account of itself: `docker info` or `podman info`, as text and JSON.
+ll_engine version > "$LL_ENGINE-version.txt" 2>&1 || true
+ll_engine info > "$LL_ENGINE-info.txt" 2>&1 || true
+ll_engine info --format '{{json .}}' > "$LL_ENGINE-info.json" 2>/dev/null || echo '{}' > "$LL_ENGINE-info.json"
+cp "$LL_DAEMON_JSON" daemon.json 2>/dev/null || true
+cp "$LL_PODMAN_CONF" storage.conf 2>/dev/null || true
+cp "$LL_CONTAINERD_CONF" containerd-config.toml 2>/dev/null || true
+containerd --version > containerd-version.txt 2>&1 || true
 lsblk -b -o NAME,SIZE,TYPE,FSTYPE,MOUNTPOINT,MODEL,SERIAL > lsblk.txt 2>&1 || true
 df -B1 -T > df.txt 2>&1 || true
 findmnt -n -o SOURCE,FSTYPE,OPTIONS --target /var/lib/docker > docker-root-mount.txt 2>&1 || true
@@ -32,6 +38,25 @@ lvs -a -o +devices > lvs.txt 2>&1 || true
 docker images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true
+# Engine, version, storage driver (or snapshotter) and its options, as each engine names them.
+if [ "$LL_ENGINE" = podman ]; then
+  # No daemon: the local podman is client and engine at once.
+  engine_version="$(ll_engine version --format '{{.Client.Version}}' 2>/dev/null || echo unknown)"
+  docker_version="podman $engine_version"
+  driver="$(ll_engine info --format '{{.Store.GraphDriverName}}' 2>/dev/null || echo unknown)"
+  snapshotter=""
+  storage_options="$(ll_engine info --format '{{json .Store.GraphOptions}}' 2>/dev/null || true)"
+  backing_fs="$(ll_engine info --format '{{index .Store.GraphStatus "Backing Filesystem"}}' 2>/dev/null || true)"
+else
+  engine_version="$(ll_engine version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)"
+  docker_version="$engine_version"
+  driver="$(ll_engine info --format '{{.Driver}}' 2>/dev/null || echo unknown)"
+  # With the containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
+  snapshotter="$(ll_engine info --format '{{range .DriverStatus}}{{if eq (index . 0) "driver-type"}}{{index . 1}}{{end}}{{end}}' 2>/dev/null || true)"
+  if [ -n "$snapshotter" ]; then snapshotter="$driver ($snapshotter)"; fi
+  storage_options="$(sed -n 's/^[[:space:]]*"storage-opts":[[:space:]]*//p' "$LL_DAEMON_JSON" 2>/dev/null | sed 's/,$//' || true)"
+  backing_fs="$(ll_engine info --format '{{range .DriverStatus}}{{if eq (index . 0) "Backing Filesystem"}}{{index . 1}}{{end}}{{end}}' 2>/dev/null || true)"
+fi
 ll_json_obj \
   hostname "$(hostname)" \
   kernel "$(uname -r)" \
@@ -39,9 +64,14 @@ ll_json_obj \
   cpu "$(sed 's/^model name[[:space:]]*: //' cpu.txt)" \
   cpus "$(nproc)" \
   mem_bytes "$(awk '/^MemTotal/{print $2 * 1024}' /proc/meminfo)" \
-  docker_version "$(docker version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)" \
-  storage_driver "$(docker info --format '{{.Driver}}' 2>/dev/null || echo unknown)" \
-  backing_fs "$(docker info --format '{{range .DriverStatus}}{{if eq (index . 0) "Backing Filesystem"}}{{index . 1}}{{end}}{{end}}' 2>/dev/null || true)" \
+  engine "$LL_ENGINE" \
+  engine_version "$engine_version" \
+  containerd_version "$(containerd --version 2>/dev/null | awk '{print $3}' || true)" \
+  docker_version "$docker_version" \
+  storage_driver "$driver" \
+  snapshotter "$snapshotter" \
+  storage_options "$storage_options" \
+  backing_fs "$backing_fs" \
   docker_root_source "${mount_source:-}" \
   docker_root_fstype "${mount_fstype:-}" \
   docker_root_options "${mount_options:-}" \

@@ -20,6 +20,15 @@ LL_FSTAB=/etc/fstab
 LL_BIND_ROOT=/var/lib/docker/layerlab-bind
 # Where the local target's shared host folder (virtiofs tag llshare) is mounted.
 LL_SHARE_ROOT=/mnt/layerlab-share
+# Podman's storage (graphroot) on the data disk, beside volumes and bind sources.
+LL_PODMAN_ROOT=$LL_DOCKER_DIR/podman
+LL_PODMAN_CONF=/etc/containers/storage.conf
+# containerd's root on the data disk when Docker keeps images in containerd.
+LL_CONTAINERD_ROOT=$LL_DOCKER_DIR/layerlab-containerd
+LL_CONTAINERD_CONF=/etc/containerd/config.toml
+# The engine the host's profile set up (ll_profile_begin records it): docker or
+# podman. Every container command of every script goes through ll_engine.
+LL_ENGINE="${LL_ENGINE:-$(cat "$LL_STATE/engine" 2>/dev/null || echo docker)}"
 
 ll_die() {
   echo "layerlab: $*" >&2
@@ -121,20 +130,30 @@ ll_label_args() {
   if [ -n "${LL_RUN:-}" ]; then LL_LABEL_ARGS+=(--label "layerlab.run=$LL_RUN"); fi
 }
 
+# The engine's CLI: docker's, or podman's, which takes the same commands and
+# flags for everything layerlab does (run, create, exec, inspect, volume, import).
+ll_engine() {
+  case "$LL_ENGINE" in
+    docker | podman) command "$LL_ENGINE" "$@" ;;
+    *) ll_die "unknown engine $LL_ENGINE (expected docker or podman)" ;;
+  esac
+}
+
 # The one wrapper every script that sources this file (scenarios included)
 # creates through: `docker run|create`, `docker volume|network create` get the
-# labels; every other docker command passes through unchanged.
+# labels; every other docker command passes through unchanged. Whatever the
+# engine: scenarios say `docker` and run unchanged on podman hosts.
 docker() {
   case "${1:-}:${2:-}" in
     run:* | create:*)
       ll_label_args
-      command docker "$1" "${LL_LABEL_ARGS[@]}" "${@:2}"
+      ll_engine "$1" "${LL_LABEL_ARGS[@]}" "${@:2}"
       ;;
     volume:create | network:create)
       ll_label_args
-      command docker "$1" "$2" "${LL_LABEL_ARGS[@]}" "${@:3}"
+      ll_engine "$1" "$2" "${LL_LABEL_ARGS[@]}" "${@:3}"
       ;;
-    *) command docker "$@" ;;
+    *) ll_engine "$@" ;;
   esac
 }
 
@@ -164,7 +183,7 @@ ll_reap_stale_trial() {
     if [ -n "$pgid" ]; then kill -KILL -- "-$pgid" 2>/dev/null || true; fi
   fi
   local ids
-  ids="$(command docker ps -aq --filter label=layerlab.lab 2>/dev/null || true)"
+  ids="$(ll_engine ps -aq --filter label=layerlab.lab 2>/dev/null || true)"
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086 # ids are docker's hex ids, one per word
     docker rm -f $ids >/dev/null 2>&1 || true
@@ -184,9 +203,18 @@ ll_write_manifest() {
   ) > "$dir/MANIFEST"
 }
 
+# Whether the engine is up: dockerd's service, or podman answering (no daemon).
+ll_engine_up() {
+  if [ "$LL_ENGINE" = podman ]; then
+    command podman info >/dev/null 2>&1
+  else
+    systemctl is-active --quiet docker.service
+  fi
+}
+
 # Whether profile $1 is already in place (then applying it changes nothing).
 ll_profile_in_place() {
-  [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$1" ] && systemctl is-active --quiet docker.service
+  [ "$(cat "$LL_STATE/profile" 2>/dev/null || true)" = "$1" ] && ll_engine_up
 }
 
 # Prints "<what>: <names>" for the things of one kind that Docker lists and
@@ -194,8 +222,8 @@ ll_profile_in_place() {
 ll_unlabelled() {
   local what="$1" extra
   shift
-  extra="$(comm -23 <(command docker "$@" | sort -u) \
-    <(command docker "$@" --filter label=layerlab.lab | sort -u) | paste -sd' ' -)"
+  extra="$(comm -23 <(ll_engine "$@" | sort -u) \
+    <(ll_engine "$@" --filter label=layerlab.lab | sort -u) | paste -sd' ' -)"
   if [ -n "$extra" ]; then echo "$what: $extra"; fi
 }
 
@@ -207,13 +235,14 @@ ll_foreign_docker_content() {
   while IFS= read -r -d '' entry; do
     case "$entry" in
       aufs | btrfs | buildkit | containerd | containers | devicemapper | engine-id | fuse-overlayfs | image | \
-        lost+found | network | overlay2 | plugins | runtimes | swarm | tmp | trust | vfs | volumes | zfs | layerlab-bind) ;;
+        lost+found | network | overlay2 | plugins | runtimes | swarm | tmp | trust | vfs | volumes | zfs | layerlab-bind | \
+        podman | layerlab-containerd) ;;
       *) others+=("$entry") ;;
     esac
   done < <(if [ -d "$LL_DOCKER_DIR" ]; then find "$LL_DOCKER_DIR" -mindepth 1 -maxdepth 1 -printf '%f\0'; fi)
   if [ "${#others[@]}" -gt 0 ]; then echo "files not made by Docker in $LL_DOCKER_DIR: ${others[*]}"; fi
   # Docker is asked even without /var/lib/docker: its data may live elsewhere (data-root).
-  if ! command docker info >/dev/null 2>&1; then
+  if ! ll_engine info >/dev/null 2>&1; then
     if [ -d "$LL_DOCKER_DIR" ] && [ -n "$(find "$LL_DOCKER_DIR" -mindepth 1 -maxdepth 1 -print -quit)" ]; then
       echo "docker is not running, so what $LL_DOCKER_DIR holds cannot be listed (start docker to let layerlab look)"
     fi
@@ -309,12 +338,14 @@ ll_restore_owner_setup() {
   echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
 }
 
-# Starts applying storage profile $1 on the data disk $LL_DATA_DISK: exits the
-# script (success) when the profile is already in place. Otherwise refuses a
-# host that is not the lab's to change (ll_may_change_host), sets the owner's
-# setup aside and wipes the disk, leaving its device path in LL_DISK.
+# Starts applying storage profile $1 of engine $2 (default docker) on the data
+# disk $LL_DATA_DISK: exits the script (success) when the profile is already in
+# place. Otherwise refuses a host that is not the lab's to change
+# (ll_may_change_host), sets the owner's setup aside, wipes the disk, leaving
+# its device path in LL_DISK, and records the engine for every later script.
 ll_profile_begin() {
   local profile="$1" problems
+  LL_ENGINE="${2:-docker}"
   ll_require LL_DATA_DISK
   if ll_profile_in_place "$profile"; then exit 0; fi
   LL_DISK="$(readlink -f -- "$LL_DATA_DISK")"
@@ -325,6 +356,7 @@ ll_profile_begin() {
   ll_safe_dir "$LL_STATE"
   ll_set_aside_owner_setup
   wipefs -a -q "$LL_DISK"
+  echo "$LL_ENGINE" > "$LL_STATE/engine"
 }
 
 # Mounts the freshly made filesystem on $LL_DISK (type $1) at /var/lib/docker,
@@ -339,14 +371,16 @@ ll_mount_docker_disk() {
 }
 
 # Writes daemon.json (the owner's is in the backup) and starts dockerd.
-# $1 driver, $2 JSON array of storage opts.
+# $1 driver (with the containerd image store: the snapshotter), $2 JSON array
+# of storage opts, $3 JSON object of daemon features (default none).
 ll_docker_start() {
-  local driver="$1" opts="$2"
+  local driver="$1" opts="$2" features=""
+  if [ -n "${3:-}" ]; then features=$'\n  "features": '"$3,"; fi
   mkdir -p "$(dirname "$LL_DAEMON_JSON")" "$LL_STATE"
   cat > "$LL_DAEMON_JSON" <<JSON
 {
   "storage-driver": $(ll_json_str "$driver"),
-  "storage-opts": $opts,
+  "storage-opts": $opts,$features
   "bridge": "none",
   "iptables": false,
   "ip-masq": false,
@@ -362,6 +396,34 @@ JSON
   done
   journalctl -u docker.service --no-pager -n 30 >&2 || true
   ll_die "dockerd did not come up with storage driver $driver"
+}
+
+# Moves containerd's root onto the data disk (with Docker's containerd image
+# store, images and container layers are containerd snapshots: they belong on
+# the disk under test, like /var/lib/docker) and restarts containerd. Its
+# config.toml is not set aside (ll_set_aside_owner_setup): the profiles that
+# call this run only on hosts layerlab made (catalog: no static target).
+ll_containerd_root() {
+  mkdir -p "$LL_CONTAINERD_ROOT" "$(dirname "$LL_CONTAINERD_CONF")"
+  printf 'version = 2\nroot = %s\n' "$(ll_json_str "$LL_CONTAINERD_ROOT")" > "$LL_CONTAINERD_CONF"
+  systemctl restart containerd.service
+}
+
+# Writes podman's storage.conf (driver $1, graphroot on the data disk) and
+# checks that podman answers with that driver. Podman has no daemon: every
+# podman command reads this file.
+ll_podman_start() {
+  local driver="$1" got
+  mkdir -p "$(dirname "$LL_PODMAN_CONF")" "$LL_PODMAN_ROOT"
+  cat > "$LL_PODMAN_CONF" <<TOML
+[storage]
+driver = $(ll_json_str "$driver")
+graphroot = $(ll_json_str "$LL_PODMAN_ROOT")
+runroot = "/run/containers/storage"
+TOML
+  got="$(command podman info --format '{{.Store.GraphDriverName}}' 2>&1)" ||
+    ll_die "podman does not answer with storage driver $driver: $got"
+  [ "$got" = "$driver" ] || ll_die "podman runs storage driver $got, not $driver"
 }
 
 # ll_mount_setup KIND NAME TARGET: fresh, empty storage of kind KIND for a
@@ -435,11 +497,12 @@ ll_docker_api() {
 # measure (they time their own I/O). The container still gets a network
 # namespace of its own with only lo in it. LL_CONTAINER_START=cli takes the
 # `docker run` path instead (bench/ compares the two); so does a host without
-# curl (a static host may lack it).
+# curl (a static host may lack it), and a Podman host: the socket is Docker's;
+# Podman runs the container through its CLI (the docker wrapper), --network none.
 ll_container_run() {
   local name="$1" image="$2" out="$3" err="$4"
   shift 4
-  if [ "${LL_CONTAINER_START:-api}" = cli ] || ! command -v curl > /dev/null; then
+  if [ "$LL_ENGINE" = podman ] || [ "${LL_CONTAINER_START:-api}" = cli ] || ! command -v curl > /dev/null; then
     local status=0
     docker run --rm --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$image" "$@" \
       > "$out" 2> "$err" || status=$?

@@ -5,8 +5,8 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ll_require LL_LAB
 tag="$1"
-if command docker image inspect -f '{{json .Config.Labels}}' "$tag" 2>/dev/null | grep -q '"layerlab.lab"'; then
+if ll_engine image inspect -f '{{json .Config.Labels}}' "$tag" 2>/dev/null | grep -q '"layerlab.lab"'; then
   cat > /dev/null
   exit 0
 fi
-zstd -dc | command docker import --change 'WORKDIR /' --change "LABEL layerlab.lab=$LL_LAB" - "$tag" >/dev/null
+zstd -dc | ll_engine import --change 'WORKDIR /' --change "LABEL layerlab.lab=$LL_LAB" - "$tag" >/dev/null
