@@ -45,7 +45,8 @@ function registerUp(program: Command): void {
     program
       .command('up')
       .description('create (or find) and prepare the hosts of a lab')
-      .requiredOption('--lab <file>', 'lab definition'),
+      .requiredOption('--lab <file>', 'lab definition')
+      .option('--cold', 'local: boot and prepare every host, even where a prepared template could be restored'),
   ).action(upCommand);
 }
 
@@ -110,7 +111,8 @@ function registerAll(program: Command): void {
       .command('all')
       .description('up, run, report and down; down always happens unless --keep')
       .requiredOption('--lab <file>', 'lab definition')
-      .option('--keep', 'leave the lab up afterwards'),
+      .option('--keep', 'leave the lab up afterwards')
+      .option('--cold', 'local: boot and prepare every host, even where a prepared template could be restored'),
   ).action(allCommand);
 }
 

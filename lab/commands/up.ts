@@ -1,6 +1,6 @@
 import type { LabDefinition } from '../definition/schema.js';
 import { prepareProvisioned } from '../phases/prepare.js';
-import { provision } from '../phases/provision.js';
+import { type ProvisionMode, provision } from '../phases/provision.js';
 import type { TargetOptions } from '../targets/driver.js';
 import type { Inventory } from '../targets/types.js';
 import { type LabCliOptions, requireLab } from './context.js';
@@ -14,13 +14,13 @@ export async function up(
   lab: LabDefinition,
   labFile: string,
   opts: TargetOptions = {},
-  ephemeral = false,
+  mode: ProvisionMode = {},
 ): Promise<Inventory> {
-  return prepareProvisioned(lab, await provision(lab, labFile, opts, ephemeral));
+  return prepareProvisioned(lab, await provision(lab, labFile, opts, mode));
 }
 
-/** `layerlab up --lab <file>`. */
-export async function upCommand(opts: LabCliOptions): Promise<void> {
+/** `layerlab up --lab <file> [--cold]`. */
+export async function upCommand(opts: LabCliOptions & { cold?: boolean }): Promise<void> {
   const { lab, file, targetOptions } = await requireLab(opts);
-  await up(lab, file, targetOptions);
+  await up(lab, file, targetOptions, { cold: opts.cold });
 }

@@ -35,11 +35,17 @@ export interface AllResult {
  * provision, prepare, run, collect/analyze/report, and teardown in a
  * `finally` (unless keep): a lab never outlives a failure.
  */
-export async function upRunDown(loaded: LoadedLab, opts: { keep?: boolean; signal: AbortSignal }): Promise<AllResult> {
+export async function upRunDown(
+  loaded: LoadedLab,
+  opts: { keep?: boolean; cold?: boolean; signal: AbortSignal },
+): Promise<AllResult> {
   const { lab, file, targetOptions } = loaded;
   const result: AllResult = { failed: false };
   try {
-    await prepareProvisioned(lab, await provision(lab, file, targetOptions, !opts.keep));
+    await prepareProvisioned(
+      lab,
+      await provision(lab, file, targetOptions, { ephemeral: !opts.keep, cold: opts.cold }),
+    );
     if (opts.signal.aborted) throw new LabError('interrupted before the run started');
     const ran = await startRun(lab, file, opts.signal, targetOptions);
     result.runDir = ran.dir;

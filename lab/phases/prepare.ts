@@ -53,11 +53,11 @@ export async function prepareHosts(
         try {
           say(`${host.name}: ssh up after ${formatDuration(Date.now() - started)}; preparing`);
           await prepareHost(conn, host, images, say, { name: lab.name, target: inventory.target });
-          provisioned.markPrepared(host.name);
-          say(`${host.name}: ready (${host.profile})`);
         } finally {
           conn.close();
         }
+        await provisioned.markPrepared(host.name);
+        say(`${host.name}: ready (${host.profile})`);
       } finally {
         await hlog.close();
       }

@@ -23,6 +23,10 @@ export interface LoadedLab {
 export interface ProvisionHooks {
   /** This process will tear the lab down itself (`all`); if it dies, `sweep` may. */
   ephemeral?: boolean;
+  /** Boot and prepare from scratch even where a prepared template exists (`up --cold`). */
+  cold?: boolean;
+  /** The tool images prepare will load, name → content tag (what a prepared host holds). */
+  toolImageTags?: Record<string, string>;
   log: HostLog;
   hostLog(host: string): HostLog;
   progress(message: string): void;
@@ -32,7 +36,8 @@ export interface ProvisionHooks {
 export interface Provisioned {
   inventory: Inventory;
   isPrepared(host: string): boolean;
-  markPrepared(host: string): void;
+  /** Called once the host is prepared and no connection to it is open (a target may snapshot it then). */
+  markPrepared(host: string): void | Promise<void>;
 }
 
 /** What teardown did to one host (`*`: the whole lab, as one stack). */

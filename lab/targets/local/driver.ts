@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { UserError } from '../../errors.js';
 import type { TargetDriver } from '../driver.js';
 import { findVirtiofsd } from './hostshare.js';
-import { localDown, localInventory, localUp } from './local.js';
+import { keepAsTemplate, localDown, localInventory, localUp } from './local.js';
 import { labStateDir } from './state.js';
 
 /** QEMU VMs on this machine (the embedded default). */
@@ -16,11 +16,22 @@ export const localDriver: TargetDriver = {
     }
   },
   async provision(lab, labFile, _opts, hooks) {
-    const { inventory, store } = await localUp(lab, labFile, hooks);
+    const { inventory, store, pending } = await localUp(lab, labFile, hooks);
     return {
       inventory,
       isPrepared: (host) => !!store.state.hosts[host]?.prepared,
-      markPrepared: (host) => void store.update(host, { prepared: true }),
+      async markPrepared(host) {
+        store.update(host, { prepared: true });
+        const wanted = pending.get(host);
+        if (!wanted) return;
+        const log = hooks.hostLog(host);
+        try {
+          if (await keepAsTemplate(store, host, wanted, log))
+            hooks.progress(`${host}: kept as a template for later ups`);
+        } finally {
+          await log.close();
+        }
+      },
     };
   },
   async attach(lab) {

@@ -1,4 +1,4 @@
-import { mkdir, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HostDefinition, LabDefinition } from '../../definition/schema.js';
 import { LabError, errorMessage } from '../../errors.js';
@@ -8,16 +8,32 @@ import type { HostLog } from '../../util/log.js';
 import { removeOwnedChild } from '../../util/owned-dir.js';
 import { freeLoopbackPort } from '../../util/ports.js';
 import { currentProcessIdentity, isOurProcess, processStartTicks, runLocal } from '../../util/proc.js';
+import { formatDuration } from '../../util/time.js';
 import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
-import { type Accel, DATA_DISK_DEVICE, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
-import { generateHostKeys, writeSeedDisk } from './seed.js';
+import { type Accel, DATA_DISK_DEVICE, type VmSpec, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
+import { type HostKeys, generateHostKeys, writeSeedDisk } from './seed.js';
 import { type LocalHostState, LocalStateStore, labStateDir, readLocalState } from './state.js';
+import {
+  type Template,
+  type TemplateSpec,
+  findTemplate,
+  removeTemplate,
+  templateFiles,
+  templateKey,
+  templatesEnabled,
+  touchTemplate,
+} from './template-store.js';
+import { copyTemplateDisks, incomingFrom, refreshGuest, resumeRestored, saveTemplate } from './template.js';
 
 export interface LocalUpHooks {
   ephemeral?: boolean;
+  /** Boot and prepare even when a template could be restored (`up --cold`). */
+  cold?: boolean;
+  /** Tool images prepare will load (name → tag): part of a template's key; none, no templates. */
+  toolImageTags?: Record<string, string>;
   log: HostLog;
   hostLog(host: string): HostLog;
   progress(message: string): void;
@@ -52,24 +68,22 @@ export function isRunning(state: LocalHostState | undefined): state is LocalHost
   return !!state?.pid && isOurProcess(state.pid, state.dir, state.pidStart);
 }
 
-/** Boots one host's VM; its pid is in state.json before this returns. */
-async function bootHost(
-  store: LocalStateStore,
-  lab: LabDefinition,
-  host: HostDefinition,
-  image: GuestImage,
-  accel: Accel,
-  log: HostLog,
-): Promise<LocalHostState> {
+/** A fresh folder for one host's VM with its keys and seed disk; recorded (unprepared) in state.json. */
+async function newHostDir(store: LocalStateStore, host: HostDefinition): Promise<{ dir: string; keys: HostKeys }> {
   const hostsDir = join(labStateDir(store.state.lab), 'hosts');
   const dir = join(hostsDir, host.name);
   await removeOwnedChild(hostsDir, host.name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   store.update(host.name, { name: host.name, profile: host.profile, dir, prepared: false });
-  const files = vmFiles(dir);
   const keys = generateHostKeys(`${store.state.lab}-${host.name}`);
-  await writeSecret(files.key, keys.clientPrivate);
+  await writeSecret(vmFiles(dir).key, keys.clientPrivate);
   await writeSeedDisk(dir, host.name, keys);
+  return { dir, keys };
+}
+
+/** New overlay of the guest image and an empty data disk: what a cold boot starts from. */
+async function freshDisks(dir: string, host: HostDefinition, image: GuestImage, log: HostLog): Promise<void> {
+  const files = vmFiles(dir);
   const overlay = await runLocal(
     'qemu-img',
     ['create', '-q', '-f', 'qcow2', '-b', image.base, '-F', 'raw', files.root],
@@ -80,32 +94,26 @@ async function bootHost(
   if (overlay.code !== 0) throw new LabError(`qemu-img create failed: ${overlay.stderr.trim()}`, { host: host.name });
   await writeFile(files.data, '');
   await truncate(files.data, host.diskGiB * 1024 ** 3);
+}
 
-  const hostshare = lab.mounts.includes('hostshare');
-  if (hostshare) {
-    const sharePid = await startVirtiofsd(dir);
-    store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
-  }
+/** Starts the VM on a free loopback port (three tries: another process may take a port first); pid in state.json. */
+async function startOnFreePort(
+  store: LocalStateStore,
+  host: HostDefinition,
+  vm: Omit<VmSpec, 'port' | 'name' | 'cpus' | 'memoryMiB'>,
+  log: HostLog,
+): Promise<LocalHostState> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freeLoopbackPort();
     try {
-      const pid = await startVm({
-        hostshare,
-        name: `${store.state.lab}-${host.name}`,
-        dir,
-        image,
-        cpus: host.cpus,
-        memoryMiB: host.memoryMiB,
-        port,
-        accel,
-      });
-      log.line(`qemu started: pid ${pid}, ssh on 127.0.0.1:${port}, accel ${accel}`);
+      const spec = { ...vm, name: `${store.state.lab}-${host.name}`, cpus: host.cpus, memoryMiB: host.memoryMiB, port };
+      const pid = await startVm(spec);
+      log.line(`qemu started: pid ${pid}, ssh on 127.0.0.1:${port}, accel ${vm.accel}`);
       // The start time is what later tells this qemu from a process that reuses its pid.
       const pidStart = processStartTicks(pid);
-      return store.update(host.name, { pid, pidStart, port, accel, hostKey: keys.hostPublic.trim() });
+      return store.update(host.name, { pid, pidStart, port, accel: vm.accel });
     } catch (err) {
-      // Another process may have taken the port between probe and bind.
       lastError = err;
       log.line(`qemu start attempt ${attempt} failed: ${errorMessage(err)}`);
     }
@@ -113,15 +121,131 @@ async function bootHost(
   throw new LabError(`cannot start qemu: ${errorMessage(lastError)}`, { host: host.name, phase: 'boot' });
 }
 
+/** Boots one host's VM from the guest image; its pid is in state.json before this returns. */
+async function bootHost(
+  store: LocalStateStore,
+  lab: LabDefinition,
+  host: HostDefinition,
+  image: GuestImage,
+  accel: Accel,
+  log: HostLog,
+): Promise<LocalHostState> {
+  const { dir, keys } = await newHostDir(store, host);
+  await freshDisks(dir, host, image, log);
+  const hostshare = lab.mounts.includes('hostshare');
+  if (hostshare) {
+    const sharePid = await startVirtiofsd(dir);
+    store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
+  }
+  await startOnFreePort(store, host, { dir, image, accel, hostshare }, log);
+  return store.update(host.name, { hostKey: keys.hostPublic.trim() });
+}
+
 /**
- * Boots every host of the lab that is not already running (in parallel) and
- * returns the inventory. Hosts already up are kept as they are.
+ * Restores one host from a template: copies of its disks, its memory loaded
+ * instead of a boot, then a refresh (clock, randomness, this lab's keys and
+ * hostname). The host is prepared when this returns.
+ */
+async function restoreHost(
+  store: LocalStateStore,
+  host: HostDefinition,
+  image: GuestImage,
+  accel: Accel,
+  template: Template,
+  log: HostLog,
+): Promise<LocalHostState> {
+  const { dir, keys } = await newHostDir(store, host);
+  await copyTemplateDisks(template, dir, log);
+  const state = await startOnFreePort(store, host, { dir, image, accel, incoming: incomingFrom(template) }, log);
+  await resumeRestored(dir);
+  const endpoint = {
+    name: host.name,
+    port: state.port as number,
+    privateKey: await readFile(templateFiles(template.dir).key, 'utf8'),
+    hostKey: template.meta.hostKey,
+  };
+  await refreshGuest(endpoint, { keys, hostname: host.name }, log, Date.now() + 120_000);
+  touchTemplate(template);
+  log.line(`restored from template ${template.key}`);
+  return store.update(host.name, { hostKey: keys.hostPublic.trim(), prepared: true, template: template.key });
+}
+
+/** The template a host of this lab would be kept as, or none (templates off, or a share that cannot migrate). */
+async function templateFor(
+  lab: LabDefinition,
+  host: HostDefinition,
+  image: GuestImage,
+  accel: Accel,
+  toolImageTags: Record<string, string> | undefined,
+): Promise<{ key: string; spec: TemplateSpec } | undefined> {
+  // virtiofs (vhost-user-fs) devices block migration in QEMU, so hostshare labs always boot.
+  if (!templatesEnabled() || !toolImageTags || lab.mounts.includes('hostshare')) return undefined;
+  const spec: TemplateSpec = {
+    imageKey: image.key,
+    accel,
+    cpus: host.cpus,
+    memoryMiB: host.memoryMiB,
+    diskGiB: host.diskGiB,
+    profile: host.profile,
+    toolImageTags,
+  };
+  return { key: await templateKey(spec), spec };
+}
+
+/** Restores the host from its template when there is one (and `cold` is not asked); boots it otherwise. */
+async function bringUpHost(
+  store: LocalStateStore,
+  lab: LabDefinition,
+  host: HostDefinition,
+  image: GuestImage,
+  accel: Accel,
+  hooks: LocalUpHooks,
+  pending: Map<string, { key: string; spec: TemplateSpec }>,
+): Promise<LocalHostState> {
+  const log = hooks.hostLog(host.name);
+  try {
+    const wanted = await templateFor(lab, host, image, accel, hooks.toolImageTags);
+    const template = wanted && !hooks.cold ? findTemplate(wanted.key) : undefined;
+    if (template) {
+      try {
+        const t0 = Date.now();
+        const state = await restoreHost(store, host, image, accel, template, log);
+        hooks.progress(`${host.name}: restored from a prepared template in ${formatDuration(Date.now() - t0)}`);
+        return state;
+      } catch (err) {
+        // A template that cannot be restored is of no use to anybody: remove it and boot.
+        hooks.progress(
+          `${host.name}: template ${template.key} did not restore (${errorMessage(err)}); booting instead`,
+        );
+        const failed = store.state.hosts[host.name];
+        if (failed) await stopHost(failed, 0);
+        await removeTemplate(template);
+      }
+    }
+    if (wanted) pending.set(host.name, wanted);
+    const state = await bootHost(store, lab, host, image, accel, log);
+    hooks.progress(`${host.name}: booting (${accel}, ssh 127.0.0.1:${state.port})`);
+    return state;
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * Boots (or restores from templates) every host of the lab that is not
+ * already running, in parallel, and returns the inventory. Hosts already up
+ * are kept as they are. `pending`: the booted hosts that are to become
+ * templates once prepared (keepAsTemplate).
  */
 export async function localUp(
   lab: LabDefinition,
   labFile: string,
   hooks: LocalUpHooks,
-): Promise<{ inventory: Inventory; store: LocalStateStore }> {
+): Promise<{
+  inventory: Inventory;
+  store: LocalStateStore;
+  pending: Map<string, { key: string; spec: TemplateSpec }>;
+}> {
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
   if (hooks.ephemeral) store.state.owner = currentProcessIdentity();
   const image = await ensureGuestImage(hooks.log, () => hooks.progress('building the guest image (once; ~1-2 min)'));
@@ -131,15 +255,13 @@ export async function localUp(
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
+  const pending = new Map<string, { key: string; spec: TemplateSpec }>();
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
       if (isRunning(existing) && existing.profile === host.profile) return existing;
       if (existing) await stopHost(existing, 0);
-      const log = hooks.hostLog(host.name);
-      const state = await bootHost(store, lab, host, image, accel, log).finally(() => log.close());
-      hooks.progress(`${host.name}: booting (${accel}, ssh 127.0.0.1:${state.port})`);
-      return state;
+      return bringUpHost(store, lab, host, image, accel, hooks, pending);
     }),
   );
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
@@ -150,7 +272,39 @@ export async function localUp(
       hosts: lab.hosts.map((h) => inventoryHost(store.state.hosts[h.name] as LocalHostState)),
     },
     store,
+    pending,
   };
+}
+
+/**
+ * Keeps a host that was just prepared as a template for later `up`s, then
+ * gives it back the time its pause took. A template that cannot be saved
+ * costs nothing but the next `up`'s speed: that is logged, not thrown.
+ */
+export async function keepAsTemplate(
+  store: LocalStateStore,
+  hostName: string,
+  wanted: { key: string; spec: TemplateSpec },
+  log: HostLog,
+): Promise<boolean> {
+  const state = store.state.hosts[hostName];
+  if (!state?.port || !state.hostKey) return false;
+  let saved = false;
+  try {
+    saved = await saveTemplate(state.dir, wanted.key, wanted.spec, state.hostKey, log);
+  } catch (err) {
+    log.line(`template ${wanted.key} not saved: ${errorMessage(err)}`);
+  }
+  if (saved) {
+    const endpoint = {
+      name: hostName,
+      port: state.port,
+      privateKey: await readFile(vmFiles(state.dir).key, 'utf8'),
+      hostKey: state.hostKey,
+    };
+    await refreshGuest(endpoint, {}, log, Date.now() + 120_000);
+  }
+  return saved;
 }
 
 /** The inventory of a lab that is up, or an error saying to run `up`. */

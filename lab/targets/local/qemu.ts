@@ -93,6 +93,8 @@ export interface VmSpec {
   accel: Accel;
   /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
   hostshare?: boolean;
+  /** Load a saved VM from this migration source (`-incoming`) instead of booting. */
+  incoming?: string;
 }
 
 export const vmFiles = (dir: string) => ({
@@ -101,6 +103,7 @@ export const vmFiles = (dir: string) => ({
   seed: join(dir, 'seed.tar'),
   pidfile: join(dir, 'qemu.pid'),
   monitor: join(dir, 'monitor.sock'),
+  qmp: join(dir, 'qmp.sock'),
   console: join(dir, 'console.log'),
   key: join(dir, 'id_ed25519'),
 });
@@ -137,7 +140,11 @@ export function qemuArgs(spec: VmSpec): string[] {
       `file:${f.console.replaceAll(',', ',,')}`,
       '-monitor',
       `unix:${f.monitor.replaceAll(',', ',,')},server=on,wait=off`,
+      // QMP: how templates are saved and restored (template.ts).
+      '-qmp',
+      `unix:${f.qmp.replaceAll(',', ',,')},server=on,wait=off`,
     ],
+    ...(spec.incoming ? ['-incoming', spec.incoming] : []),
     ...['-pidfile', f.pidfile, '-daemonize', '-display', 'none', '-nodefaults'],
   ];
 }

@@ -27,6 +27,8 @@ export interface LocalHostState {
   hostKey?: string;
   /** Set once the storage profile and tool images are in place. */
   prepared?: boolean;
+  /** The template this VM was restored from (absent: booted and prepared here). */
+  template?: string;
 }
 
 export interface LocalLabState {

@@ -1,0 +1,179 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync, statfsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
+import type { ProfileName } from '../../catalog.js';
+import { GUEST_DIR, cacheRoot } from '../../paths.js';
+import { writeFileAtomicSync } from '../../util/files.js';
+import { hashInputs } from '../../util/hash.js';
+import { QEMU } from './qemu.js';
+
+/**
+ * A prepared VM kept in the image cache: its disks and memory right after
+ * `prepare`, so that a later `up` of the same combination restores it in
+ * seconds instead of booting and preparing. This module is the cache side:
+ * keys, where templates live, what each holds, how big they may grow.
+ */
+
+/** Everything that shapes a prepared VM; any change makes a new key. */
+export interface TemplateSpec {
+  imageKey: string;
+  accel: 'kvm' | 'tcg';
+  cpus: number;
+  memoryMiB: number;
+  diskGiB: number;
+  profile: ProfileName;
+  /** Tool images loaded by prepare, name → content tag. */
+  toolImageTags: Record<string, string>;
+}
+
+const metaSchema = z.object({
+  key: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string(),
+  /** The template VM's SSH host key (public line): what a restored VM answers with until refreshed. */
+  hostKey: z.string(),
+  qemu: z.string(),
+  spec: z.object({
+    imageKey: z.string(),
+    accel: z.enum(['kvm', 'tcg']),
+    cpus: z.number(),
+    memoryMiB: z.number(),
+    diskGiB: z.number(),
+    profile: z.string(),
+    toolImageTags: z.record(z.string()),
+  }),
+});
+export type TemplateMeta = z.infer<typeof metaSchema>;
+
+export interface Template {
+  key: string;
+  dir: string;
+  meta: TemplateMeta;
+  /** Bytes the template takes on disk (allocated, not apparent). */
+  bytes: number;
+}
+
+/** The files of a template folder (the disks keep the names a VM folder gives them). */
+export const templateFiles = (dir: string) => ({
+  root: join(dir, 'root.qcow2'),
+  data: join(dir, 'data.raw'),
+  memory: join(dir, 'memory.zst'),
+  key: join(dir, 'id_ed25519'),
+  meta: join(dir, 'template.json'),
+});
+
+export const templatesRoot = () => join(cacheRoot(), 'templates');
+
+/** Default cap on all templates together; LAYERLAB_TEMPLATE_CAP_GIB overrides it (0: keep none). */
+const DEFAULT_CAP_GIB = 12;
+
+export function templateCapBytes(): number {
+  const raw = process.env.LAYERLAB_TEMPLATE_CAP_GIB;
+  const gib = raw === undefined || raw === '' ? DEFAULT_CAP_GIB : Number(raw);
+  return Number.isFinite(gib) && gib >= 0 ? gib * 1024 ** 3 : DEFAULT_CAP_GIB * 1024 ** 3;
+}
+
+/** LAYERLAB_TEMPLATES=off: every `up` boots and prepares, and keeps nothing. */
+export function templatesEnabled(): boolean {
+  return process.env.LAYERLAB_TEMPLATES !== 'off' && templateCapBytes() > 0;
+}
+
+let qemuVersion: string | undefined;
+function qemuVersionLine(): string {
+  qemuVersion ??= execFileSync(QEMU, ['--version'], { encoding: 'utf8' }).split('\n')[0]?.trim() ?? 'unknown';
+  return qemuVersion;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]))
+    .sort();
+}
+
+/**
+ * The key: the spec, the QEMU build (saved state loads only into the same
+ * machine model) and every guest file prepare pushes (a changed profile
+ * script must not be served from an old template).
+ */
+export async function templateKey(spec: TemplateSpec): Promise<string> {
+  const tags = Object.entries(spec.toolImageTags).sort(([a], [b]) => a.localeCompare(b));
+  const guestFiles = filesUnder(GUEST_DIR);
+  return hashInputs(guestFiles, [
+    'template-v1',
+    qemuVersionLine(),
+    JSON.stringify({ ...spec, toolImageTags: tags }),
+    ...guestFiles.map((f) => relative(GUEST_DIR, f)),
+  ]);
+}
+
+const allocatedBytes = (path: string) => (existsSync(path) ? statSync(path).blocks * 512 : 0);
+
+function readTemplate(dir: string): Template | undefined {
+  const files = templateFiles(dir);
+  if (![files.root, files.data, files.memory, files.key, files.meta].every((f) => existsSync(f))) return undefined;
+  const parsed = metaSchema.safeParse(JSON.parse(readFileSync(files.meta, 'utf8')));
+  if (!parsed.success) return undefined;
+  const bytes = [files.root, files.data, files.memory, files.key, files.meta].reduce(
+    (n, f) => n + allocatedBytes(f),
+    0,
+  );
+  return { key: parsed.data.key, dir, meta: parsed.data, bytes };
+}
+
+/** The finished template of this key, if the cache has one. */
+export function findTemplate(key: string): Template | undefined {
+  return readTemplate(join(templatesRoot(), key));
+}
+
+/** Every finished template, least recently used first. */
+export function listTemplates(): Template[] {
+  const root = templatesRoot();
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((name) => /^[0-9a-f]{16}$/.test(name))
+    .flatMap((name) => readTemplate(join(root, name)) ?? [])
+    .sort((a, b) => a.meta.lastUsedAt.localeCompare(b.meta.lastUsedAt));
+}
+
+export function touchTemplate(template: Template): void {
+  const meta = { ...template.meta, lastUsedAt: new Date().toISOString() };
+  writeFileAtomicSync(templateFiles(template.dir).meta, `${JSON.stringify(meta, null, 2)}\n`);
+}
+
+export function writeTemplateMeta(dir: string, meta: TemplateMeta): void {
+  writeFileAtomicSync(templateFiles(dir).meta, `${JSON.stringify(meta, null, 2)}\n`);
+}
+
+export function newTemplateMeta(key: string, spec: TemplateSpec, hostKey: string): TemplateMeta {
+  const now = new Date().toISOString();
+  return { key, createdAt: now, lastUsedAt: now, hostKey, qemu: qemuVersionLine(), spec };
+}
+
+/** Removes one template folder (only ever a folder under the templates root named by a key). */
+export async function removeTemplate(template: Pick<Template, 'dir'>): Promise<void> {
+  if (relative(templatesRoot(), template.dir).includes('/')) throw new Error(`not a template folder: ${template.dir}`);
+  await rm(template.dir, { recursive: true, force: true });
+}
+
+/** Removes the least recently used templates until all of them fit in the cap; returns what went. */
+export async function enforceTemplateCap(cap = templateCapBytes()): Promise<Template[]> {
+  const all = listTemplates();
+  let total = all.reduce((n, t) => n + t.bytes, 0);
+  const removed: Template[] = [];
+  for (const t of all) {
+    if (total <= cap) break;
+    await removeTemplate(t);
+    total -= t.bytes;
+    removed.push(t);
+  }
+  return removed;
+}
+
+/** Whether the cache's file system has room for a template of a VM this big (memory + disks, with a margin). */
+export function roomForTemplate(memoryMiB: number, diskBytes: number): boolean {
+  const root = existsSync(templatesRoot()) ? templatesRoot() : cacheRoot();
+  const fs = statfsSync(existsSync(root) ? root : '/');
+  return fs.bavail * fs.bsize > memoryMiB * 1024 ** 2 + diskBytes + 2 * 1024 ** 3;
+}
