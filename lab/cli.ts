@@ -130,10 +130,11 @@ function registerSweep(program: Command): void {
   program
     .command('sweep')
     .description(
-      'remove leftovers: local labs whose owner died or whose VMs are dead; cloud stacks past their expiry tag',
+      'remove leftovers: local labs whose owner died or whose VMs are dead, stale VM templates; cloud stacks past their expiry tag',
     )
     .option('--dry-run', 'list what would be removed; remove nothing')
-    .option('--local', 'only local labs')
+    .option('--local', 'only local labs (and templates)')
+    .option('--templates', 'also remove every prepared VM template (the next `up` boots and prepares)')
     .option('--cloud', 'only cloud stacks (needs the Pulumi CLI)')
     .action(async (opts: SweepOptions) => {
       if ((await sweep(opts)) > 0) process.exitCode = 1;

@@ -2,6 +2,7 @@ import { constants, accessSync, statfsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { cacheRoot, stateRoot } from '../paths.js';
 import { findVirtiofsd } from '../targets/local/hostshare.js';
+import { listTemplates, templateCapBytes, templatesEnabled, templatesRoot } from '../targets/local/template-store.js';
 import { aptSourceFiles } from '../util/apt-sources.js';
 import { runLocal, which } from '../util/proc.js';
 import { formatBytes } from '../util/size.js';
@@ -140,9 +141,25 @@ export async function installMissing(checks: readonly Check[]): Promise<boolean>
 }
 
 /** `layerlab doctor [--install]`: exit 2 while something required is missing. */
+/** The local target's prepared VM templates, one line each, least recently used first. */
+export function templateLines(): string[] {
+  const templates = listTemplates();
+  const total = templates.reduce((n, t) => n + t.bytes, 0);
+  const state = templatesEnabled() ? `cap ${formatBytes(templateCapBytes())}` : 'off (LAYERLAB_TEMPLATES=off)';
+  return [
+    `prepared VM templates: ${templates.length}, ${formatBytes(total)} (${state}) in ${templatesRoot()}`,
+    ...templates.map(({ key, bytes, meta: { spec, lastUsedAt } }) => {
+      const images = Object.keys(spec.toolImageTags).sort().join('+') || 'no tool images';
+      const shape = `${spec.cpus} CPU, ${spec.memoryMiB} MiB, ${spec.diskGiB} GiB disk, ${spec.accel}`;
+      return `  ${key}  ${spec.profile}, ${shape}, ${images}: ${formatBytes(bytes)}, last used ${lastUsedAt}`;
+    }),
+  ];
+}
+
 export async function doctorCommand(opts: { install?: boolean }): Promise<void> {
   let checks = runChecks();
   if (opts.install && (await installMissing(checks))) checks = runChecks();
   printChecks(checks);
+  process.stdout.write(`${templateLines().join('\n')}\n`);
   if (checks.some((c) => !c.ok && !c.optional)) process.exitCode = 2;
 }

@@ -1,7 +1,9 @@
+import { basename } from 'node:path';
 import { UserError, errorMessage } from '../errors.js';
 import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
 import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
+import { removeTemplate, staleTemplates } from '../targets/local/template-store.js';
 import { LockHeldError } from '../util/lock.js';
 import { say } from '../util/log.js';
 
@@ -9,6 +11,8 @@ export interface SweepOptions {
   dryRun?: boolean;
   local?: boolean;
   cloud?: boolean;
+  /** Remove every prepared VM template too, not only stale ones. */
+  templates?: boolean;
 }
 
 /**
@@ -42,6 +46,11 @@ export async function sweep(opts: SweepOptions): Promise<number> {
     for (const f of found)
       say(`  ${f.remove ? (opts.dryRun ? 'would remove' : 'remove') : 'keep'} lab ${f.lab}: ${f.reason}`);
     for (const f of found.filter((x) => x.remove)) await act(`local lab ${f.lab}`, () => removeLocalLeftover(f.lab));
+    const templates = staleTemplates(opts.templates);
+    for (const t of templates) {
+      say(`  ${opts.dryRun ? 'would remove' : 'remove'} template ${basename(t.dir)}: ${t.reason}`);
+      await act(`template ${basename(t.dir)}`, () => removeTemplate(t));
+    }
   }
 
   if (opts.cloud || both) {

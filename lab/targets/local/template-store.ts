@@ -7,6 +7,7 @@ import type { ProfileName } from '../../catalog.js';
 import { GUEST_DIR, cacheRoot } from '../../paths.js';
 import { writeFileAtomicSync } from '../../util/files.js';
 import { hashInputs } from '../../util/hash.js';
+import { isAlive } from '../../util/proc.js';
 import { QEMU } from './qemu.js';
 
 /**
@@ -151,9 +152,10 @@ export function newTemplateMeta(key: string, spec: TemplateSpec, hostKey: string
   return { key, createdAt: now, lastUsedAt: now, hostKey, qemu: qemuVersionLine(), spec };
 }
 
-/** Removes one template folder (only ever a folder under the templates root named by a key). */
+/** Removes one template folder: only ever a folder directly under the templates root named by a key (or a save of one). */
 export async function removeTemplate(template: Pick<Template, 'dir'>): Promise<void> {
-  if (relative(templatesRoot(), template.dir).includes('/')) throw new Error(`not a template folder: ${template.dir}`);
+  const name = relative(templatesRoot(), template.dir);
+  if (!/^[0-9a-f]{16}(\.partial-\d+-[0-9a-f]+)?$/.test(name)) throw new Error(`not a template folder: ${template.dir}`);
   await rm(template.dir, { recursive: true, force: true });
 }
 
@@ -169,6 +171,60 @@ export async function enforceTemplateCap(cap = templateCapBytes()): Promise<Temp
     removed.push(t);
   }
   return removed;
+}
+
+/** A template folder `sweep` may remove, and why. */
+export interface StaleTemplate {
+  dir: string;
+  reason: string;
+}
+
+const UNUSED_DAYS = 30;
+
+/** The backing file a template's root disk names (the guest image it was made from). */
+function backingFile(root: string): string | undefined {
+  try {
+    const info = JSON.parse(execFileSync('qemu-img', ['info', '-U', '--output=json', root], { encoding: 'utf8' }));
+    return typeof info['backing-filename'] === 'string' ? info['backing-filename'] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Templates that can no longer be restored (their guest image or QEMU build
+ * is gone), unused for 30 days, or (`all`) every one; and folders of saves
+ * that never finished, whose process is gone.
+ */
+export function staleTemplates(all = false): StaleTemplate[] {
+  const root = templatesRoot();
+  if (!existsSync(root)) return [];
+  const stale: StaleTemplate[] = [];
+  for (const name of readdirSync(root)) {
+    const dir = join(root, name);
+    const partial = /^[0-9a-f]{16}\.partial-(\d+)-/.exec(name);
+    if (partial) {
+      if (all || !isAlive(Number(partial[1]))) stale.push({ dir, reason: 'an unfinished save whose process is gone' });
+      continue;
+    }
+    if (!/^[0-9a-f]{16}$/.test(name)) continue;
+    const template = readTemplate(dir);
+    const backing = template && backingFile(templateFiles(dir).root);
+    const unusedDays = template ? (Date.now() - Date.parse(template.meta.lastUsedAt)) / 86_400_000 : 0;
+    const reason = all
+      ? 'all templates asked for (--templates)'
+      : !template
+        ? 'incomplete or unreadable'
+        : template.meta.qemu !== qemuVersionLine()
+          ? `made with ${template.meta.qemu}`
+          : !backing || !existsSync(backing)
+            ? 'its guest image is no longer in the cache'
+            : unusedDays > UNUSED_DAYS
+              ? `unused for ${Math.floor(unusedDays)} days`
+              : undefined;
+    if (reason) stale.push({ dir, reason });
+  }
+  return stale;
 }
 
 /** Whether the cache's file system has room for a template of a VM this big (memory + disks, with a margin). */
