@@ -200,7 +200,14 @@ describe('restoring', () => {
     const vm = {
       name: 'l-h',
       dir: '/state/h',
-      image: { key: 'k', dir: '/i', base: '/i/base.raw', kernel: '/i/vmlinuz', initrd: '/i/initrd.img' },
+      image: {
+        key: 'k',
+        release: 'debian-12' as const,
+        dir: '/i',
+        base: '/i/base.raw',
+        kernel: '/i/vmlinuz',
+        initrd: '/i/initrd.img',
+      },
       cpus: 2,
       memoryMiB: 1024,
       port: 2222,
