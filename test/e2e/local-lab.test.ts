@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkManifest } from '../../lab/collect/manifest-check.ts';
+import { cacheRoot } from '../../lab/paths.ts';
 import { SshConnection } from '../../lab/ssh/transport.ts';
 import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
@@ -57,6 +58,9 @@ interface HostState {
   pid?: number;
   port?: number;
   hostKey?: string;
+  /** The template the VM was restored from. */
+  template?: string;
+  prepared?: boolean;
 }
 const statePath = join(stateDir, 'labs', LAB, 'state.json');
 const readState = () => JSON.parse(readFileSync(statePath, 'utf8')) as { hosts: Record<string, HostState> };
@@ -131,9 +135,11 @@ after(async () => {
 });
 
 describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
-  it('up boots and prepares both hosts, recording pids, ports and pinned host keys', async () => {
-    const r = await layerlab('up', '--lab', labFile);
+  it('up --cold boots and prepares both hosts, recording pids, ports and pinned host keys, and keeps each as a template', async () => {
+    const r = await layerlab('up', '--lab', labFile, '--cold');
     assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /restored from a prepared template/, '--cold restores nothing');
+    for (const host of ['xfs', 'dm']) assert.match(r.stderr, new RegExp(`${host}: kept as a template for later ups`));
     const state = readState();
     recorded = Object.values(state.hosts);
     assert.deepEqual(recorded.map((h) => h.name).sort(), ['dm', 'xfs']);
@@ -156,6 +162,51 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       Object.values(readState().hosts).map((h) => h.pid),
       Object.values(before.hosts).map((h) => h.pid),
     );
+  });
+
+  it('down, then up: each host restored from its template, with the time, a host key and a hostname of its own', async () => {
+    const cold = readState();
+    assert.equal((await layerlab('down', '--lab', labFile)).code, 0);
+    const r = await layerlab('up', '--lab', labFile);
+    assert.equal(r.code, 0, r.stderr);
+    const state = readState();
+    recorded = Object.values(state.hosts);
+    for (const h of recorded) {
+      assert.match(r.stderr, new RegExp(`${h.name}: restored from a prepared template`));
+      assert.ok(h.template && h.prepared, `${h.name} is recorded as restored and prepared`);
+      const template = JSON.parse(
+        readFileSync(join(cacheRoot(), 'templates', h.template, 'template.json'), 'utf8'),
+      ) as { hostKey: string };
+      assert.notEqual(h.hostKey, template.hostKey, `${h.name} answers with a host key of its own, not the template's`);
+      assert.notEqual(h.hostKey, cold.hosts[h.name]?.hostKey, "nor the cold VM's");
+      const log = new HostLog(join(work, 'restored.log'));
+      const conn = await SshConnection.connect(
+        {
+          name: h.name,
+          address: '127.0.0.1',
+          port: h.port as number,
+          user: 'root',
+          privateKey: readFileSync(join(h.dir, 'id_ed25519'), 'utf8'),
+          hostKey: h.hostKey as string,
+        },
+        log,
+        Date.now() + 60_000,
+      );
+      const asked = Date.now() / 1000;
+      const facts = await conn.run(
+        'date +%s; hostname; systemctl is-active docker; docker image ls --format "{{.Repository}}"',
+      );
+      conn.close();
+      await log.close();
+      const [clock, hostname, docker, images] = facts.stdout.trim().split('\n');
+      assert.ok(
+        Math.abs(Number(clock) - asked) < 30,
+        `${h.name} clock ${clock} is the controller's (${asked.toFixed(0)}), not the template's`,
+      );
+      assert.equal(hostname, h.name);
+      assert.equal(docker, 'active', 'dockerd runs on, as prepared');
+      assert.match(images ?? '', /layerlab\/fio/, 'the tool image is there');
+    }
   });
 
   it('refuses a host whose key is not the pinned one', async () => {

@@ -26,7 +26,7 @@ export const localDriver: TargetDriver = {
         if (!wanted) return;
         const log = hooks.hostLog(host);
         try {
-          if (await keepAsTemplate(store, host, wanted, log))
+          if (await keepAsTemplate(store, host, wanted, log, hooks.cold))
             hooks.progress(`${host}: kept as a template for later ups`);
         } finally {
           await log.close();

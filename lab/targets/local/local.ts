@@ -1,5 +1,6 @@
 import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_OS_RELEASE, type OsRelease } from '../../catalog.js';
 import type { HostDefinition, LabDefinition } from '../../definition/schema.js';
 import { LabError, errorMessage } from '../../errors.js';
 import { removeLabStateDir } from '../../paths.js';
@@ -231,6 +232,16 @@ async function bringUpHost(
   }
 }
 
+/** The guest image of every os release the lab's hosts run, built once each. */
+async function guestImagesFor(lab: LabDefinition, hooks: LocalUpHooks): Promise<Map<OsRelease, GuestImage>> {
+  const images = new Map<OsRelease, GuestImage>();
+  for (const release of new Set(lab.hosts.map((h) => h.os))) {
+    const onBuild = () => hooks.progress(`building the ${release} guest image (once; ~1-2 min)`);
+    images.set(release, await ensureGuestImage(hooks.log, onBuild, release));
+  }
+  return images;
+}
+
 /**
  * Boots (or restores from templates) every host of the lab that is not
  * already running, in parallel, and returns the inventory. Hosts already up
@@ -248,10 +259,11 @@ export async function localUp(
 }> {
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
   if (hooks.ephemeral) store.state.owner = currentProcessIdentity();
-  const image = await ensureGuestImage(hooks.log, () => hooks.progress('building the guest image (once; ~1-2 min)'));
-  store.state.imageKey = image.key;
+  const images = await guestImagesFor(lab, hooks);
+  const first = images.get(lab.hosts[0]?.os ?? DEFAULT_OS_RELEASE) as GuestImage;
+  store.state.imageKey = first.key;
   store.save();
-  const accel = await chooseAccel(lab, image);
+  const accel = await chooseAccel(lab, first);
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
@@ -261,7 +273,7 @@ export async function localUp(
       const existing = store.state.hosts[host.name];
       if (isRunning(existing) && existing.profile === host.profile) return existing;
       if (existing) await stopHost(existing, 0);
-      return bringUpHost(store, lab, host, image, accel, hooks, pending);
+      return bringUpHost(store, lab, host, images.get(host.os) as GuestImage, accel, hooks, pending);
     }),
   );
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
@@ -286,12 +298,13 @@ export async function keepAsTemplate(
   hostName: string,
   wanted: { key: string; spec: TemplateSpec },
   log: HostLog,
+  replace = false,
 ): Promise<boolean> {
   const state = store.state.hosts[hostName];
   if (!state?.port || !state.hostKey) return false;
   let saved = false;
   try {
-    saved = await saveTemplate(state.dir, wanted.key, wanted.spec, state.hostKey, log);
+    saved = await saveTemplate(state.dir, wanted.key, wanted.spec, state.hostKey, log, replace);
   } catch (err) {
     log.line(`template ${wanted.key} not saved: ${errorMessage(err)}`);
   }

@@ -18,6 +18,7 @@ import {
   enforceTemplateCap,
   findTemplate,
   newTemplateMeta,
+  removeTemplate,
   roomForTemplate,
   templateFiles,
   templatesRoot,
@@ -110,8 +111,9 @@ async function snapshotVm(vmDir: string, dir: string, log: HostLog): Promise<voi
 
 /**
  * Keeps the prepared VM in `vmDir` as the template `key` (unless one exists
- * or the disk has no room). The VM runs on afterwards; its clock lost the
- * pause, which the caller puts right (refreshGuest). Returns whether it saved.
+ * and `replace` is not asked — `up --cold` replaces — or the disk has no
+ * room). The VM runs on afterwards; its clock lost the pause, which the
+ * caller puts right (refreshGuest). Returns whether it saved.
  */
 export async function saveTemplate(
   vmDir: string,
@@ -119,8 +121,9 @@ export async function saveTemplate(
   spec: TemplateSpec,
   hostKey: string,
   log: HostLog,
+  replace = false,
 ): Promise<boolean> {
-  if (findTemplate(key)) return false;
+  if (findTemplate(key) && !replace) return false;
   if (!roomForTemplate(spec.memoryMiB, spec.diskGiB * 1024 ** 3)) {
     log.line(`template ${key}: not saved, the image cache's file system is short of space`);
     return false;
@@ -131,7 +134,9 @@ export async function saveTemplate(
     const t0 = Date.now();
     await snapshotVm(vmDir, partial, log);
     writeTemplateMeta(partial, newTemplateMeta(key, spec, hostKey));
-    if (findTemplate(key)) return false; // another lab saved the same one meanwhile
+    const existing = findTemplate(key);
+    if (existing && !replace) return false; // another lab saved the same one meanwhile
+    if (existing) await removeTemplate(existing);
     await rename(partial, join(templatesRoot(), key));
     log.line(`template ${key} saved in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     for (const gone of await enforceTemplateCap()) log.line(`template ${gone.key} removed (over the cache cap)`);
