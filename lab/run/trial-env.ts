@@ -21,5 +21,8 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
     env[`LL_IMAGE_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = tag;
   }
   Object.assign(env, scenario.guestEnv());
+  // How fio and dbench start their container (guest/lib.sh ll_container_run):
+  // the Engine API by default; `cli` is docker run, for bench/fast-lab.ts to compare.
+  if (process.env.LAYERLAB_CONTAINER_START === 'cli') env.LL_CONTAINER_START = 'cli';
   return env;
 }

@@ -1,0 +1,109 @@
+/**
+ * Issue 16's figures for the local target, from one run on labs/quick.yaml
+ * (real VMs; the image caches are warmed first so no build is timed):
+ *   - `up --cold` (boot + prepare; keeps each host as a template)
+ *   - `up` restored from those templates (goal <= 45 s)
+ *   - `all` as `npm run demo` runs it (goal <= 600 s), its harness overhead:
+ *     (run wall - guest scenario seconds) / run wall (goal <= 0.05), and the
+ *     same per trial
+ *   - per-trial wall of fio with its container started through the Engine
+ *     API vs `docker run` (LAYERLAB_CONTAINER_START=cli), one host, same trials
+ * Usage: npm run bench:fast-lab [-- --skip-demo]
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { type Timed, timedLayerlab } from './timed-cli.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const QUICK = join(ROOT, 'labs', 'quick.yaml');
+const skipDemo = process.argv.includes('--skip-demo');
+const work = mkdtempSync(join(tmpdir(), 'layerlab-fastlab-'));
+// Kept afterwards: the demo run's report is part of what the bench shows.
+const results = mkdtempSync(join(tmpdir(), 'layerlab-fastlab-results-'));
+const env = { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: results };
+
+async function step(what: string, extraEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<Timed> {
+  const r = await timedLayerlab({ ...env, ...extraEnv }, ...args);
+  if (r.code !== 0) throw new Error(`${what} (layerlab ${args.join(' ')}) exited with ${r.code}`);
+  return r;
+}
+
+interface Journal {
+  state: string;
+  wallSeconds?: number;
+  guestSeconds?: number;
+}
+
+/** The newest run's summary and its done trials' wall and guest seconds. */
+function newestRun() {
+  const id = readdirSync(results).sort().pop() as string;
+  const dir = join(results, id);
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  const done = readFileSync(join(dir, 'journal.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Journal)
+    .filter((e) => e.state === 'done');
+  const mean = (f: (e: Journal) => number) => done.reduce((n, e) => n + f(e), 0) / done.length;
+  return {
+    id,
+    summary,
+    trials: done.length,
+    wallPerTrial: mean((e) => e.wallSeconds ?? 0),
+    outsidePerTrial: mean((e) => (e.wallSeconds ?? 0) - (e.guestSeconds ?? 0)),
+  };
+}
+
+const row = (name: string, value: string, goal = '') =>
+  console.log(`${name.padEnd(52)} ${value.padStart(10)}   ${goal}`);
+
+try {
+  const lab = parse(readFileSync(QUICK, 'utf8'));
+  const one = join(work, 'one.yaml');
+  writeFileSync(one, stringify({ ...lab, name: 'fastlab-one', hosts: [lab.hosts[0]], repetitions: 3 }));
+  // Warm the image caches (guest and tool images) so no build is timed.
+  await step('warm-up', {}, 'up', '--lab', one, '--cold');
+  await step('warm-up down', {}, 'down', '--lab', one);
+
+  const cold = await step('up --cold', {}, 'up', '--lab', QUICK, '--cold');
+  await step('down', {}, 'down', '--lab', QUICK);
+  const warm = await step('up from templates', {}, 'up', '--lab', QUICK);
+  await step('down', {}, 'down', '--lab', QUICK);
+
+  // Container start, both ways, on the same restored host, same trials.
+  await step('up (one host)', {}, 'up', '--lab', one);
+  await step('run (Engine API)', {}, 'run', '--lab', one);
+  const api = newestRun();
+  await step('run (docker run)', { LAYERLAB_CONTAINER_START: 'cli' }, 'run', '--lab', one);
+  const cli = newestRun();
+  await step('down (one host)', {}, 'down', '--lab', one);
+
+  console.log(`layerlab bench fast-lab: ${QUICK} (accel ${process.env.LAYERLAB_ACCEL ?? 'auto'})`);
+  row('up --cold, 2 hosts (s)', cold.seconds.toFixed(1));
+  row('up from templates, 2 hosts (s)', warm.seconds.toFixed(1), 'goal <= 45');
+  row('  ratio cold / templates', (cold.seconds / warm.seconds).toFixed(1));
+  row(`fio trial wall, Engine API (s, mean of ${api.trials})`, api.wallPerTrial.toFixed(2));
+  row(`fio trial wall, docker run (s, mean of ${cli.trials})`, cli.wallPerTrial.toFixed(2));
+  row('  ratio docker run / Engine API', (cli.wallPerTrial / api.wallPerTrial).toFixed(2));
+
+  if (!skipDemo) {
+    const demo = await step('all (the demo)', {}, 'all', '--lab', QUICK);
+    const run = newestRun();
+    const { wallSeconds, guestSeconds, setupSeconds } = run.summary;
+    row('demo: `all --lab labs/quick.yaml` wall (s)', demo.seconds.toFixed(1), 'goal <= 600');
+    row('  run wall (s)', wallSeconds.toFixed(1));
+    row('  guest scenario scripts (s)', guestSeconds.toFixed(1));
+    row('  setup before the first trial (s)', (setupSeconds ?? 0).toFixed(1));
+    row(
+      '  harness overhead (run wall - guest) / run wall',
+      ((wallSeconds - guestSeconds) / wallSeconds).toFixed(3),
+      'goal <= 0.05',
+    );
+    row(`  outside the guest script per trial (s, mean of ${run.trials})`, run.outsidePerTrial.toFixed(2));
+    row('  run', join(results, run.id));
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
