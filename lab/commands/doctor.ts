@@ -151,7 +151,7 @@ export function templateLines(): string[] {
     ...templates.map(({ key, bytes, meta: { spec, lastUsedAt } }) => {
       const images = Object.keys(spec.toolImageTags).sort().join('+') || 'no tool images';
       const shape = `${spec.cpus} CPU, ${spec.memoryMiB} MiB, ${spec.diskGiB} GiB disk, ${spec.accel}`;
-      return `  ${key}  ${spec.profile}, ${shape}, ${images}: ${formatBytes(bytes)}, last used ${lastUsedAt}`;
+      return `  ${key}  lab ${spec.lab}, ${spec.profile}, ${shape}, ${images}: ${formatBytes(bytes)}, last used ${lastUsedAt}`;
     }),
   ];
 }

@@ -40,6 +40,7 @@ after(() => {
 });
 
 const spec: TemplateSpec = {
+  lab: 'quick',
   imageKey: 'aaaaaaaaaaaaaaaa',
   accel: 'tcg',
   cpus: 2,
@@ -84,6 +85,7 @@ describe('template keys', () => {
       base,
     );
     const variants: Partial<TemplateSpec>[] = [
+      { lab: 'other' },
       { imageKey: 'bbbbbbbbbbbbbbbb' },
       { accel: 'kvm' },
       { cpus: 1 },

@@ -182,6 +182,7 @@ async function templateFor(
   // virtiofs (vhost-user-fs) devices block migration in QEMU, so hostshare labs always boot.
   if (!templatesEnabled() || !toolImageTags || lab.mounts.includes('hostshare')) return undefined;
   const spec: TemplateSpec = {
+    lab: lab.name,
     imageKey: image.key,
     accel,
     cpus: host.cpus,

@@ -19,6 +19,12 @@ import { QEMU } from './qemu.js';
 
 /** Everything that shapes a prepared VM; any change makes a new key. */
 export interface TemplateSpec {
+  /**
+   * The lab: prepare labels what it loads with the lab's name (cleanup finds
+   * it by that label), so a VM restored into another lab would carry a
+   * foreign label; a VM of a local lab used as a static machine then keeps it.
+   */
+  lab: string;
   imageKey: string;
   accel: 'kvm' | 'tcg';
   cpus: number;
@@ -37,6 +43,7 @@ const metaSchema = z.object({
   hostKey: z.string(),
   qemu: z.string(),
   spec: z.object({
+    lab: z.string(),
     imageKey: z.string(),
     accel: z.enum(['kvm', 'tcg']),
     cpus: z.number(),
