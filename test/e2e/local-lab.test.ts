@@ -73,6 +73,26 @@ interface JournalLine {
   reason?: string;
 }
 
+/** Runs one command on a VM of the lab over a connection of its own, with the key and host key state.json records. */
+async function onHost(h: HostState, command: string) {
+  const log = new HostLog(join(work, `${h.name}-direct.log`));
+  const endpoint = {
+    name: h.name,
+    address: '127.0.0.1',
+    port: h.port as number,
+    user: 'root',
+    privateKey: readFileSync(join(h.dir, 'id_ed25519'), 'utf8'),
+    hostKey: h.hostKey as string,
+  };
+  const conn = await SshConnection.connect(endpoint, log, Date.now() + 60_000);
+  try {
+    return await conn.run(command);
+  } finally {
+    conn.close();
+    await log.close();
+  }
+}
+
 /** Entries of a folder that may not exist yet. */
 const entriesOf = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
@@ -179,25 +199,11 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       ) as { hostKey: string };
       assert.notEqual(h.hostKey, template.hostKey, `${h.name} answers with a host key of its own, not the template's`);
       assert.notEqual(h.hostKey, cold.hosts[h.name]?.hostKey, "nor the cold VM's");
-      const log = new HostLog(join(work, 'restored.log'));
-      const conn = await SshConnection.connect(
-        {
-          name: h.name,
-          address: '127.0.0.1',
-          port: h.port as number,
-          user: 'root',
-          privateKey: readFileSync(join(h.dir, 'id_ed25519'), 'utf8'),
-          hostKey: h.hostKey as string,
-        },
-        log,
-        Date.now() + 60_000,
-      );
       const asked = Date.now() / 1000;
-      const facts = await conn.run(
+      const facts = await onHost(
+        h,
         'date +%s; hostname; systemctl is-active docker; docker image ls --format "{{.Repository}}"',
       );
-      conn.close();
-      await log.close();
       const [clock, hostname, docker, images] = facts.stdout.trim().split('\n');
       assert.ok(
         Math.abs(Number(clock) - asked) < 30,
@@ -471,25 +477,11 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     const first = readJournal(dir).at(-1) as JournalLine;
     const dropped = { trial: first.trial, host: first.host };
     const target = readState().hosts[dropped.host] as HostState;
-    const log = new HostLog(join(work, 'fault.log'));
-    const conn = await SshConnection.connect(
-      {
-        name: target.name,
-        address: '127.0.0.1',
-        port: target.port as number,
-        user: 'root',
-        privateKey: readFileSync(join(target.dir, 'id_ed25519'), 'utf8'),
-        hostKey: target.hostKey as string,
-      },
-      log,
-      Date.now() + 30_000,
-    );
-    const sshd = await conn.run(
+    const sshd = await onHost(
+      target,
       'pid="$(cat /var/lib/layerlab/work/trial.pid)"; sid="$(ps -o sid= -p "$pid" | tr -d " ")"; sshd="$(ps -o ppid= -p "$sid" | tr -d " ")"; ps -o args= -p "$sshd"; kill -KILL "$sshd"',
     );
     assert.match(sshd.stdout, /^sshd: root/, "the process killed is the sshd of the controller's session");
-    conn.close();
-    await log.close();
 
     // Fault 2: the other host's VM dies in its next trial.
     await waitForJournal(resultsDir, before, (j) => j.at(-1)?.state === 'started' && j.at(-1)?.host !== dropped.host);
