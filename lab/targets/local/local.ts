@@ -75,7 +75,7 @@ async function newHostDir(store: LocalStateStore, host: HostDefinition): Promise
   const dir = join(hostsDir, host.name);
   await removeOwnedChild(hostsDir, host.name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  store.update(host.name, { name: host.name, profile: host.profile, dir, prepared: false });
+  store.update(host.name, { name: host.name, profile: host.profile, os: host.os, dir, prepared: false });
   const keys = generateHostKeys(`${store.state.lab}-${host.name}`);
   await writeSecret(vmFiles(dir).key, keys.clientPrivate);
   await writeSeedDisk(dir, host.name, keys);
@@ -113,7 +113,7 @@ async function startOnFreePort(
       log.line(`qemu started: pid ${pid}, ssh on 127.0.0.1:${port}, accel ${vm.accel}`);
       // The start time is what later tells this qemu from a process that reuses its pid.
       const pidStart = processStartTicks(pid);
-      return store.update(host.name, { pid, pidStart, port, accel: vm.accel });
+      return store.update(host.name, { pid, pidStart, port, accel: vm.accel, imageKey: vm.image.key });
     } catch (err) {
       lastError = err;
       log.line(`qemu start attempt ${attempt} failed: ${errorMessage(err)}`);
@@ -261,10 +261,9 @@ export async function localUp(
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
   if (hooks.ephemeral) store.state.owner = currentProcessIdentity();
   const images = await guestImagesFor(lab, hooks);
-  const first = images.get(lab.hosts[0]?.os ?? DEFAULT_OS_RELEASE) as GuestImage;
-  store.state.imageKey = first.key;
   store.save();
-  const accel = await chooseAccel(lab, first);
+  // Any image's kernel tells whether KVM runs guests here.
+  const accel = await chooseAccel(lab, images.values().next().value as GuestImage);
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
@@ -272,7 +271,8 @@ export async function localUp(
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
-      if (isRunning(existing) && existing.profile === host.profile) return existing;
+      const sameHost = existing?.profile === host.profile && (existing.os ?? DEFAULT_OS_RELEASE) === host.os;
+      if (isRunning(existing) && sameHost) return existing;
       if (existing) await stopHost(existing, 0);
       return bringUpHost(store, lab, host, images.get(host.os) as GuestImage, accel, hooks, pending);
     }),

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProfileName } from '../../catalog.js';
+import type { OsRelease, ProfileName } from '../../catalog.js';
 import { labStateDir } from '../../paths.js';
 
 export { labStateDir };
@@ -11,6 +11,10 @@ import type { ProcessIdentity } from '../../util/proc.js';
 export interface LocalHostState {
   name: string;
   profile: ProfileName;
+  /** The Debian release it boots (absent in state written before releases existed: debian-12). */
+  os?: OsRelease;
+  /** The guest image (cache key) its disk is an overlay of. */
+  imageKey?: string;
   dir: string;
   pid?: number;
   /**
@@ -41,7 +45,6 @@ export interface LocalLabState {
    * Labs made by `up` have no owner: they stay until `down`.
    */
   owner?: ProcessIdentity;
-  imageKey?: string;
   hosts: Record<string, LocalHostState>;
 }
 
