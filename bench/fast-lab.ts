@@ -10,7 +10,7 @@
  *     API vs `docker run` (LAYERLAB_CONTAINER_START=cli), one host, same trials
  * Usage: npm run bench:fast-lab [-- --skip-demo]
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -38,7 +38,11 @@ interface Journal {
 
 /** The newest run's summary and its done trials' wall and guest seconds. */
 function newestRun() {
-  const id = readdirSync(results).sort().pop() as string;
+  // Run folders only (results/ also holds history.sqlite).
+  const id = readdirSync(results)
+    .filter((d) => existsSync(join(results, d, 'summary.json')))
+    .sort()
+    .pop() as string;
   const dir = join(results, id);
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const done = readFileSync(join(dir, 'journal.ndjson'), 'utf8')
@@ -105,5 +109,7 @@ try {
     row('  run', join(results, run.id));
   }
 } finally {
+  // A step that failed may have left a lab up: its state is in `work`, so down before removing that.
+  for (const name of ['quick', 'fastlab-one']) await timedLayerlab(env, 'down', '--name', name);
   rmSync(work, { recursive: true, force: true });
 }
