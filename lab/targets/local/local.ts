@@ -20,6 +20,7 @@ import { type LocalHostState, LocalStateStore, labStateDir, readLocalState } fro
 import {
   type Template,
   type TemplateSpec,
+  type WantedTemplate,
   findTemplate,
   removeTemplate,
   templateFiles,
@@ -178,7 +179,7 @@ async function templateFor(
   image: GuestImage,
   accel: Accel,
   toolImageTags: Record<string, string> | undefined,
-): Promise<{ key: string; spec: TemplateSpec } | undefined> {
+): Promise<WantedTemplate | undefined> {
   // virtiofs (vhost-user-fs) devices block migration in QEMU, so hostshare labs always boot.
   if (!templatesEnabled() || !toolImageTags || lab.mounts.includes('hostshare')) return undefined;
   const spec: TemplateSpec = {
@@ -202,7 +203,7 @@ async function bringUpHost(
   image: GuestImage,
   accel: Accel,
   hooks: LocalUpHooks,
-  pending: Map<string, { key: string; spec: TemplateSpec }>,
+  pending: Map<string, WantedTemplate>,
 ): Promise<LocalHostState> {
   const log = hooks.hostLog(host.name);
   try {
@@ -256,7 +257,7 @@ export async function localUp(
 ): Promise<{
   inventory: Inventory;
   store: LocalStateStore;
-  pending: Map<string, { key: string; spec: TemplateSpec }>;
+  pending: Map<string, WantedTemplate>;
 }> {
   const store = LocalStateStore.openOrCreate(lab.name, labFile);
   if (hooks.ephemeral) store.state.owner = currentProcessIdentity();
@@ -267,7 +268,7 @@ export async function localUp(
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
-  const pending = new Map<string, { key: string; spec: TemplateSpec }>();
+  const pending = new Map<string, WantedTemplate>();
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
@@ -297,7 +298,7 @@ export async function localUp(
 export async function keepAsTemplate(
   store: LocalStateStore,
   hostName: string,
-  wanted: { key: string; spec: TemplateSpec },
+  wanted: WantedTemplate,
   log: HostLog,
   replace = false,
 ): Promise<boolean> {

@@ -17,6 +17,12 @@ import { QEMU } from './qemu.js';
  * keys, where templates live, what each holds, how big they may grow.
  */
 
+/** A host's template: its key and what it is the key of. */
+export interface WantedTemplate {
+  key: string;
+  spec: TemplateSpec;
+}
+
 /** Everything that shapes a prepared VM; any change makes a new key. */
 export interface TemplateSpec {
   /**
@@ -146,8 +152,7 @@ export function listTemplates(): Template[] {
 }
 
 export function touchTemplate(template: Template): void {
-  const meta = { ...template.meta, lastUsedAt: new Date().toISOString() };
-  writeFileAtomicSync(templateFiles(template.dir).meta, `${JSON.stringify(meta, null, 2)}\n`);
+  writeTemplateMeta(template.dir, { ...template.meta, lastUsedAt: new Date().toISOString() });
 }
 
 export function writeTemplateMeta(dir: string, meta: TemplateMeta): void {
