@@ -496,9 +496,10 @@ ll_mount_cleanup() {
 
 # JSON array of strings from the arguments.
 ll_json_array() {
-  local out="[" sep="" arg
+  local out="[" sep="" arg _ll_item
   for arg in "$@"; do
-    out+="$sep$(ll_json_str "$arg")"
+    ll_json_str_to _ll_item "$arg"
+    out+="$sep$_ll_item"
     sep=","
   done
   printf '%s]' "$out"
