@@ -57,6 +57,12 @@ export interface ProfileSpec {
    * machines layerlab did not build (static target): `min` inclusive, `below` exclusive.
    */
   engineMajor?: { min?: number; below?: number };
+  /**
+   * The local target boots it only from an image file the user supplies (a
+   * host's `image:`; lab/targets/local/flatcar-boot.ts), although `targets`
+   * leaves local out: the image's documented file name and where to get it.
+   */
+  localUserImage?: { fileName: string; url: string };
   /** Script under guest/profiles/ that applies it on a host. */
   script: string;
   /** Seed article the profile comes from. */
@@ -112,11 +118,16 @@ export const PROFILES = {
     engine: 'docker',
     storageDriver: 'overlay2',
     // A container-optimized OS is a different machine image, not a disk layout:
-    // the local target boots only its Debian guest image.
+    // the local target builds only its Debian guest image...
     targets: ['aws', 'static'],
     image: 'flatcar',
     // Not Debian: validation refuses a flatcar host whose `os` is not the default.
     releases: [],
+    // ...and boots Flatcar only from the QEMU image a host names (Flatcar's own name for it).
+    localUserImage: {
+      fileName: 'flatcar_production_qemu_image.img',
+      url: 'https://stable.release.flatcar-linux.net/amd64-usr/current/flatcar_production_qemu_image.img',
+    },
     script: 'profiles/flatcar.sh',
     seed: '002',
     description: 'Flatcar Container Linux (Ignition-configured), its Docker with overlay2 on an ext4 data disk',

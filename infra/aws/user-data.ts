@@ -92,23 +92,51 @@ const FLATCAR_HOST_KEY_UNIT = [
   '',
 ].join('\n');
 
+/** The login of a Flatcar host: Flatcar's own `core` user (passwordless sudo; guest scripts run through it). */
+export const FLATCAR_USER = 'core';
+
+/**
+ * What only a local Flatcar VM adds to the shared Ignition config
+ * (lab/targets/local/flatcar-boot.ts). On AWS neither may travel in user data
+ * (see the top of this file); a local VM's config is a 0600 file of the
+ * controller, read by QEMU alone, as the Debian guests' seed disk is.
+ */
+export interface FlatcarLocalExtras {
+  /** /etc/hostname (a cloud host keeps the name its cloud gives it). */
+  hostname: string;
+  /** The host key pair the controller made and pins before the first connection. */
+  hostKey: { private: string; public: string };
+}
+
+/** An Ignition file entry with inline contents; overwrite: the image may ship its own. */
+function ignitionFile(path: string, mode: number, text: string) {
+  return { path, mode, overwrite: true, contents: { source: dataUrl(text) } };
+}
+
+/** The host key and hostname files of a local Flatcar VM; sshd-keygen leaves an existing key alone. */
+function localExtraFiles(extras: FlatcarLocalExtras) {
+  return [
+    ignitionFile('/etc/ssh/ssh_host_ed25519_key', 0o600, `${extras.hostKey.private.trim()}\n`),
+    ignitionFile('/etc/ssh/ssh_host_ed25519_key.pub', 0o644, `${extras.hostKey.public.trim()}\n`),
+    ignitionFile('/etc/hostname', 0o644, `${extras.hostname}\n`),
+  ];
+}
+
 /**
  * Ignition (spec 3.3.0) for Flatcar: the `core` user gets the lab's key
  * (guest scripts run through sudo), a unit prints the host's own key to the
- * console, docker waits for the profile.
+ * console, docker waits for the profile. The one generator for both targets:
+ * the AWS program calls it with the key alone; the local target adds
+ * `local` (host key and hostname, which the console unit then prints as is).
  */
-export function flatcarIgnition(authorizedKey: string): string {
+export function flatcarIgnition(authorizedKey: string, local?: FlatcarLocalExtras): string {
   const config = {
     ignition: { version: IGNITION_VERSION },
-    passwd: { users: [{ name: 'core', sshAuthorizedKeys: [authorizedKey.trim()] }] },
+    passwd: { users: [{ name: FLATCAR_USER, sshAuthorizedKeys: [authorizedKey.trim()] }] },
     storage: {
       files: [
-        {
-          path: FLATCAR_HOST_KEY_SCRIPT,
-          mode: 0o755,
-          overwrite: true,
-          contents: { source: dataUrl(flatcarHostKeyScript()) },
-        },
+        ignitionFile(FLATCAR_HOST_KEY_SCRIPT, 0o755, flatcarHostKeyScript()),
+        ...(local ? localExtraFiles(local) : []),
       ],
     },
     systemd: {

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { type Document, LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
 import type { ZodIssue, ZodType, ZodTypeDef } from 'zod';
 import { UserError } from '../errors.js';
+import { resolveHostImages } from '../targets/local/flatcar-image.js';
 import { type LabDefinition, labSchema } from './schema.js';
 
 type PathPart = string | number;
@@ -172,6 +173,8 @@ export function parseYamlWithSchema<T>(
 
 export function parseLabDefinition(text: string, file: string, overrides: LabOverrides = {}): LabDefinition {
   return parseYamlWithSchema(text, file, labSchema, 'lab definition', (data) => {
+    // A host's image: is relative to the lab file's folder; validation then checks that file.
+    resolveHostImages(data, dirname(file));
     if (overrides.target !== undefined && data && typeof data === 'object') {
       const record = data as { target?: Record<string, unknown> };
       record.target = { ...(record.target ?? {}), kind: overrides.target };

@@ -6,9 +6,12 @@ import {
   OS_RELEASE_NAMES,
   PROFILES,
   PROFILE_NAMES,
+  type ProfileSpec,
   TARGET_KINDS,
 } from '../catalog.js';
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName, boundScenario } from '../scenarios/index.js';
+// Only the file check (fs, no QEMU): whether a named disk image is one is a lab-definition error.
+import { checkUserImage } from '../targets/local/flatcar-image.js';
 
 /**
  * Names become file names, docker volume names and labels; keeping them to
@@ -29,6 +32,11 @@ const host = z
     memoryMiB: z.number().int().min(512).max(262144).default(1024),
     /** Size of the data disk the profile formats. */
     diskGiB: z.number().int().min(1).max(16384).default(4),
+    /**
+     * Local target, flatcar profile: the Flatcar QEMU image file to boot (qcow2
+     * or raw; relative to the lab file's folder, made absolute by load.ts). Read only.
+     */
+    image: z.string().min(1).max(4096).optional(),
   })
   .strict();
 
@@ -192,18 +200,53 @@ function checkRelease(h: Lab['hosts'][number], i: number, issue: Issue): void {
   }
 }
 
+/** How a profile the local target boots only from a user's image gets one (empty for every other case). */
+function userImageHint(spec: ProfileSpec, kind: string): string {
+  if (kind !== 'local' || !spec.localUserImage) return '';
+  const { fileName, url } = spec.localUserImage;
+  return ` without image: download Flatcar's QEMU image (${url}), keep it as ${fileName} and name it in this host as \`image: ${fileName}\` (relative to the lab file's folder)`;
+}
+
+/** A host's `image:` is for a local host of a profile booted from the user's image, and names a qcow2 or raw file. */
+function checkImage(lab: Lab, h: Lab['hosts'][number], i: number, issue: Issue): void {
+  if (h.image === undefined) return;
+  const path = ['hosts', i, 'image'];
+  const kind = lab.target.kind;
+  if (kind !== 'local') {
+    issue(
+      path,
+      `image: applies to target local only (on target ${kind} a host runs ${kind === 'aws' ? 'the machine image the cloud program picks' : 'what its owner installed'}); remove it from this host`,
+    );
+    return;
+  }
+  const spec: ProfileSpec = PROFILES[h.profile];
+  if (!spec.localUserImage) {
+    const takers = PROFILE_NAMES.filter((p) => (PROFILES[p] as ProfileSpec).localUserImage);
+    issue(
+      path,
+      `profile ${h.profile} boots layerlab's own Debian guest image; image: is only for profile ${takers.join(', ')}; remove it or change the profile`,
+    );
+    return;
+  }
+  const check = checkUserImage(h.image);
+  if ('problem' in check) issue(path, check.problem);
+}
+
 /** Every host's profile runs on the lab's target and its os release; host names are unique. */
 function checkHosts(lab: Lab, issue: Issue): void {
   const seen = new Map<string, number>();
   lab.hosts.forEach((h, i) => {
-    const targets: readonly string[] = PROFILES[h.profile].targets;
-    if (!targets.includes(lab.target.kind)) {
+    const spec: ProfileSpec = PROFILES[h.profile];
+    const targets: readonly string[] = spec.targets;
+    const fromUserImage = lab.target.kind === 'local' && !!spec.localUserImage && h.image !== undefined;
+    if (!targets.includes(lab.target.kind) && !fromUserImage) {
       issue(
         ['hosts', i, 'profile'],
-        `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})`,
+        `profile ${h.profile} cannot run on target ${lab.target.kind} (runs on ${targets.join(', ')})${userImageHint(spec, lab.target.kind)}`,
       );
     }
     checkRelease(h, i, issue);
+    checkImage(lab, h, i, issue);
     const first = seen.get(h.name);
     if (first !== undefined) issue(['hosts', i, 'name'], `duplicate host name "${h.name}" (also hosts[${first}].name)`);
     else seen.set(h.name, i);

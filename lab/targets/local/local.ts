@@ -12,6 +12,7 @@ import { currentProcessIdentity, isOurProcess, processStartTicks, runLocal } fro
 import { formatDuration } from '../../util/time.js';
 import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
+import { type RootBacking, flatcarImageKey, localLoginUser, rootBacking, writeFlatcarBoot } from './flatcar-boot.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
 import { type Accel, DATA_DISK_DEVICE, type VmSpec, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
@@ -57,7 +58,7 @@ function inventoryHost(state: LocalHostState): InventoryHost {
     profile: state.profile,
     address: '127.0.0.1',
     port: state.port,
-    user: 'root',
+    user: localLoginUser(state.profile),
     privateKeyPath: vmFiles(state.dir).key,
     hostKey: state.hostKey,
     dataDisk: DATA_DISK_DEVICE,
@@ -79,16 +80,17 @@ async function newHostDir(store: LocalStateStore, host: HostDefinition): Promise
   store.update(host.name, { name: host.name, profile: host.profile, os: host.os, dir, prepared: false });
   const keys = generateHostKeys(`${store.state.lab}-${host.name}`);
   await writeSecret(vmFiles(dir).key, keys.clientPrivate);
-  await writeSeedDisk(dir, host.name, keys);
+  // A host booted from a user's Flatcar image gets its keys through Ignition instead (flatcar-boot.ts).
+  if (!host.image) await writeSeedDisk(dir, host.name, keys);
   return { dir, keys };
 }
 
-/** New overlay of the guest image and an empty data disk: what a cold boot starts from. */
-async function freshDisks(dir: string, host: HostDefinition, image: GuestImage, log: HostLog): Promise<void> {
+/** New overlay of the guest image (or the user's Flatcar image) and an empty data disk: what a cold boot starts from. */
+export async function freshDisks(dir: string, host: HostDefinition, backing: RootBacking, log: HostLog): Promise<void> {
   const files = vmFiles(dir);
   const overlay = await runLocal(
     'qemu-img',
-    ['create', '-q', '-f', 'qcow2', '-b', image.base, '-F', 'raw', files.root],
+    ['create', '-q', '-f', 'qcow2', '-b', backing.file, '-F', backing.format, files.root],
     {
       log,
     },
@@ -114,7 +116,8 @@ async function startOnFreePort(
       log.line(`qemu started: pid ${pid}, ssh on 127.0.0.1:${port}, accel ${vm.accel}`);
       // The start time is what later tells this qemu from a process that reuses its pid.
       const pidStart = processStartTicks(pid);
-      return store.update(host.name, { pid, pidStart, port, accel: vm.accel, imageKey: vm.image.key });
+      const imageKey = vm.flatcar ? flatcarImageKey(vm.flatcar.image) : vm.image.key;
+      return store.update(host.name, { pid, pidStart, port, accel: vm.accel, imageKey });
     } catch (err) {
       lastError = err;
       log.line(`qemu start attempt ${attempt} failed: ${errorMessage(err)}`);
@@ -133,13 +136,14 @@ async function bootHost(
   log: HostLog,
 ): Promise<LocalHostState> {
   const { dir, keys } = await newHostDir(store, host);
-  await freshDisks(dir, host, image, log);
+  await freshDisks(dir, host, rootBacking(host, image), log);
+  const flatcar = host.image ? await writeFlatcarBoot(dir, host, keys) : undefined;
   const hostshare = lab.mounts.includes('hostshare');
   if (hostshare) {
     const sharePid = await startVirtiofsd(dir);
     store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
   }
-  await startOnFreePort(store, host, { dir, image, accel, hostshare }, log);
+  await startOnFreePort(store, host, { dir, image, accel, hostshare, flatcar }, log);
   return store.update(host.name, { hostKey: keys.hostPublic.trim() });
 }
 
@@ -182,6 +186,8 @@ async function templateFor(
 ): Promise<WantedTemplate | undefined> {
   // virtiofs (vhost-user-fs) devices block migration in QEMU, so hostshare labs always boot.
   if (!templatesEnabled() || !toolImageTags || lab.mounts.includes('hostshare')) return undefined;
+  // Templates are of layerlab's own guest image; a user's Flatcar image always boots.
+  if (host.image) return undefined;
   const spec: TemplateSpec = {
     lab: lab.name,
     imageKey: image.key,
@@ -272,7 +278,10 @@ export async function localUp(
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
-      const sameHost = existing?.profile === host.profile && (existing.os ?? DEFAULT_OS_RELEASE) === host.os;
+      const sameHost =
+        existing?.profile === host.profile &&
+        (existing.os ?? DEFAULT_OS_RELEASE) === host.os &&
+        (!host.image || existing.imageKey === flatcarImageKey(host.image));
       if (isRunning(existing) && sameHost) return existing;
       if (existing) await stopHost(existing, 0);
       return bringUpHost(store, lab, host, images.get(host.os) as GuestImage, accel, hooks, pending);

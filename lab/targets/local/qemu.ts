@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cacheRoot } from '../../paths.js';
 import { isAlive, isOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
+import { type FlatcarBoot, flatcarQemuArgs } from './flatcar-boot.js';
 import { shareQemuArgs } from './hostshare.js';
 import type { GuestImage } from './image.js';
 
@@ -95,6 +96,11 @@ export interface VmSpec {
   hostshare?: boolean;
   /** Load a saved VM from this migration source (`-incoming`) instead of booting. */
   incoming?: string;
+  /**
+   * Boot a user's Flatcar image (flatcar-boot.ts): its own bootloader from the
+   * root overlay, Ignition through fw_cfg instead of the seed disk; `image` is then unused.
+   */
+  flatcar?: FlatcarBoot;
 }
 
 export const vmFiles = (dir: string) => ({
@@ -115,23 +121,29 @@ export function qemuArgs(spec: VmSpec): string[] {
       ? ['-accel', 'kvm', '-cpu', 'host']
       : // -cpu max is ~20% slower under TCG; thread=multi uses every host core.
         ['-accel', 'tcg,thread=multi,tb-size=256', '-cpu', 'qemu64'];
-  const disk = (id: string, file: string, format: string, extra: string, serial?: string) => [
+  const disk = (id: string, file: string, format: string, extra: string, device = '') => [
     '-drive',
     `file=${file.replaceAll(',', ',,')},if=none,id=${id},format=${format}${extra}`,
     '-device',
-    `virtio-blk-pci,drive=${id}${serial ? `,serial=${serial}` : ''}`,
+    `virtio-blk-pci,drive=${id}${device}`,
   ];
+  // A Flatcar image boots through the firmware from its root disk (its GRUB picks /usr A or B).
+  const kernel = spec.flatcar
+    ? []
+    : [
+        ...['-kernel', spec.image.kernel, '-initrd', spec.image.initrd],
+        ...['-append', 'root=LABEL=layerlab-root rw console=ttyS0 quiet'],
+      ];
   return [
     ...['-name', `layerlab-${spec.name}`, '-machine', 'pc', ...accel],
     ...['-smp', String(spec.cpus), '-m', String(spec.memoryMiB)],
-    ...['-kernel', spec.image.kernel, '-initrd', spec.image.initrd],
-    ...['-append', 'root=LABEL=layerlab-root rw console=ttyS0 quiet'],
+    ...kernel,
     // The root disk holds /var/lib/docker on devicemapper hosts (volumes, bind
     // sources): no host page cache there either, or those trials would measure RAM.
-    ...disk('root', f.root, 'qcow2', ',cache=none,aio=native'),
+    ...disk('root', f.root, 'qcow2', ',cache=none,aio=native', spec.flatcar ? ',bootindex=0' : ''),
     // The data disk is what the benchmark measures: no host page cache in the way.
-    ...disk('data', f.data, 'raw', ',cache=none,aio=native', 'lldata'),
-    ...disk('seed', f.seed, 'raw', ',readonly=on', 'llseed'),
+    ...disk('data', f.data, 'raw', ',cache=none,aio=native', ',serial=lldata'),
+    ...(spec.flatcar ? flatcarQemuArgs(spec.flatcar) : disk('seed', f.seed, 'raw', ',readonly=on', ',serial=llseed')),
     // restrict=on: the guest reaches nothing; only the SSH forward on loopback exists.
     ...(spec.hostshare ? shareQemuArgs(spec.dir, spec.memoryMiB) : []),
     ...['-nic', `user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:${spec.port}-:22`],
