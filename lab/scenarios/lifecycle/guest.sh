@@ -5,7 +5,12 @@
 # `time for i in $(seq 10); do docker run ...`. Then the package churn: M
 # containers at once install a set of .deb packages from the image's local
 # cache (dpkg -i, no network) and remove them again (dpkg -P).
-# Raw output: $LL_OUT/lifecycle.tsv (phase, containers, seconds).
+# Raw output: $LL_OUT/lifecycle.tsv: per phase its containers and seconds, then
+# the disk use after it (seed 004's reason for being written): du of the
+# engine's data root, `system df` of images, containers and volumes as the
+# engine prints them, and on devicemapper the thin pool's data and metadata
+# percent and size from lvs. A first row, start, is the disk use before the
+# first container: the tool images loaded, nothing of this trial yet.
 set -euo pipefail
 source "$(dirname "$0")/../../../guest/lib.sh"
 ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_IMAGE_CHURN LL_P_CONTAINERS LL_P_CHURN_CONTAINERS
@@ -27,14 +32,55 @@ idle=(/bin/sh -c 'trap "exit 0" TERM; sleep 100000 & wait')
 names=()
 for i in $(seq 1 "$LL_P_CONTAINERS"); do names+=("$prefix-$i"); done
 
-printf 'phase\tcontainers\tseconds\n' > "$LL_OUT/lifecycle.tsv"
+# The engine's data root as the engine itself reports it (Podman: its graphroot).
+data_root() {
+  if [ "$LL_ENGINE" = podman ]; then docker info --format '{{.Store.GraphRoot}}'
+  else docker info --format '{{.DockerRootDir}}'; fi
+}
+root="$(data_root)"
+[ -d "$root" ] || ll_die "the engine reports data root '$root', which is not a directory"
+# Docker's direct-lvm setup (dm.directlvm_device, profile devicemapper-lvm)
+# always names its pool thinpool in volume group docker.
+thin_pool=""
+if [ "$LL_ENGINE" = docker ] && [ "$(docker info --format '{{.Driver}}')" = devicemapper ]; then
+  thin_pool=docker/thinpool
+fi
+
+# The disk use now, tab-separated in the header's order. Taken between phases,
+# outside their timing; sync first, so that the thin pool has allocated what
+# the page cache still held. du -x: container file systems mounted inside the
+# root (overlay merged dirs, devicemapper mounts) are not counted twice.
+disk_state() {
+  local bytes df images containers volumes thin=$'-\t-\t-' pool data meta size
+  sync
+  bytes="$(du -sxB1 -- "$root" | cut -f1)"
+  df="$(docker system df --format $'{{.Type}}\t{{.Size}}')"
+  images="$(awk -F'\t' '$1 == "Images" { print $2 }' <<< "$df")"
+  containers="$(awk -F'\t' '$1 == "Containers" { print $2 }' <<< "$df")"
+  volumes="$(awk -F'\t' '$1 == "Local Volumes" { print $2 }' <<< "$df")"
+  if [ -n "$thin_pool" ]; then
+    pool="$(LC_ALL=C lvs --noheadings --nosuffix --units b \
+      -o data_percent,metadata_percent,lv_size "$thin_pool")" ||
+      ll_die "lvs cannot read the thin pool $thin_pool"
+    read -r data meta size <<< "$pool"
+    thin="$data"$'\t'"$meta"$'\t'"$size"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s' "$bytes" "${images:--}" "${containers:--}" "${volumes:--}" "$thin"
+}
+
+printf 'phase\tcontainers\tseconds\tdata_root_bytes\tdf_images\tdf_containers\tdf_volumes\tthin_data_percent\tthin_metadata_percent\tthin_pool_bytes\n' \
+  > "$LL_OUT/lifecycle.tsv"
+# An assignment, not an argument: a failed measurement stops the script (set -e).
+disk="$(disk_state)"
+printf 'start\t0\t-\t%s\n' "$disk" >> "$LL_OUT/lifecycle.tsv"
 phase() {
-  local name="$1" count="$2" start end
+  local name="$1" count="$2" start end disk
   shift 2
   start="$(ll_now)"
   "$@"
   end="$(ll_now)"
-  printf '%s\t%s\t%s\n' "$name" "$count" "$(ll_elapsed "$start" "$end")" >> "$LL_OUT/lifecycle.tsv"
+  disk="$(disk_state)"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$count" "$(ll_elapsed "$start" "$end")" "$disk" >> "$LL_OUT/lifecycle.tsv"
 }
 run_all() {
   local name

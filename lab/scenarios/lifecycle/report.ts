@@ -4,6 +4,7 @@ import { fmt } from '../../report/format.js';
 import type { Cell, ClaimAnswer, ClaimContext, ScenarioReport, Section, SectionContext } from '../../report/model.js';
 import { paragraph, plain, prose, table } from '../../report/model.js';
 import { metricTable } from '../../report/tables.js';
+import { diskSection } from './disk-report.js';
 import { LIFECYCLE_PHASES } from './parse.js';
 import { LIFECYCLE_SEED_FIGURES, LIFECYCLE_SEED_PARAMETERS, type PhaseFigures } from './seed.js';
 
@@ -107,10 +108,14 @@ export const lifecycleReport: ScenarioReport = {
       ),
     ],
     sections: [
-      ...metricTable(ctx, { label: 'phase', title: 'phase', order: LIFECYCLE_PHASES }, [
-        { metric: 'seconds', title: 'seconds' },
-      ]),
+      // The timings alone: the disk values share the phase label (and add a start row) but have their own table.
+      ...metricTable(
+        { ...ctx, samples: ctx.samples.filter((s) => s.metric === 'seconds') },
+        { label: 'phase', title: 'phase', order: LIFECYCLE_PHASES },
+        [{ metric: 'seconds', title: 'seconds' }],
+      ),
       ...phaseByPhase(ctx),
+      ...diskSection(ctx),
     ],
   }),
   claims: [{ position: 10, answer: devicemapperSlower, seedParameters: LIFECYCLE_SEED_PARAMETERS }],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Scenario } from '../types.js';
-import { parseLifecycle } from './parse.js';
+import { DISK_METRICS, type DiskMetric } from './disk.js';
+import { LIFECYCLE_PHASES, parseLifecycle } from './parse.js';
 import { lifecycleReport } from './report.js';
 
 const params = z
@@ -11,6 +12,20 @@ const params = z
     churnContainers: z.number().int().min(0).max(50).default(5),
   })
   .strict();
+
+/** What each disk metric is (lab/scenarios/lifecycle/disk.ts reads them from lifecycle.tsv). */
+const DISK_DESCRIPTIONS: Record<DiskMetric, string> = {
+  data_root_bytes: "bytes du counts in the engine's data root after the phase",
+  df_images_bytes: 'images as `system df` sizes them after the phase',
+  df_containers_bytes: 'containers (their writable layers) as `system df` sizes them after the phase',
+  df_volumes_bytes: 'local volumes as `system df` sizes them after the phase',
+  thin_data_percent: "the devicemapper thin pool's data% (lvs) after the phase",
+  thin_metadata_percent: "the devicemapper thin pool's metadata% (lvs) after the phase",
+  thin_data_bytes: "the thin pool's size times its data%: the bytes devicemapper holds after the phase",
+};
+
+/** Guest seconds of one disk measurement under TCG (sync, du, docker system df, lvs). */
+const DISK_SECONDS = 5;
 
 export type LifecycleParams = z.output<typeof params>;
 
@@ -32,11 +47,20 @@ export const lifecycle: Scenario<LifecycleParams> = {
       description: 'wall time of the phase over all its containers',
       compare: true,
     },
+    // The disk use after each phase: shown in the report's disk table, not compared (one value per trial and phase).
+    ...(Object.keys(DISK_METRICS) as DiskMetric[]).map((name) => ({
+      name,
+      unit: DISK_METRICS[name],
+      better: 'lower' as const,
+      description: DISK_DESCRIPTIONS[name],
+    })),
   ],
   guestEnv: (p) => ({ LL_P_CONTAINERS: String(p.containers), LL_P_CHURN_CONTAINERS: String(p.churnContainers) }),
   // Measured under TCG: a docker run 6-12 s, with inspect, stop and rm ~12 s per container;
-  // dpkg -i and -P of the package set ~40 s per container.
-  expectedSeconds: (p) => 10 + 12 * p.containers + 40 * p.churnContainers,
+  // dpkg -i and -P of the package set ~40 s per container; the disk use at the
+  // start and after every phase (du, system df, lvs) ~DISK_SECONDS each.
+  expectedSeconds: (p) =>
+    10 + 12 * p.containers + 40 * p.churnContainers + DISK_SECONDS * (LIFECYCLE_PHASES.length + 1),
   diskBytes: (p) => (p.containers + p.churnContainers) * 64 * 1024 ** 2,
   parse: parseLifecycle,
   report: lifecycleReport,
