@@ -36,6 +36,12 @@ if mountpoint -q /var/lib/docker && [ "$(findmnt -n -o FSTYPE /var/lib/docker)" 
 fi
 lvs -a -o +devices > lvs.txt 2>&1 || true
 docker images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
+# The tool images loaded here and the sha256 of the archive each came from
+# (load-image.sh checked the bytes against it): equal on every host, same bytes.
+ll_engine images --filter label=layerlab.lab --format '{{.Repository}}:{{.Tag}}' 2> /dev/null | sort -u |
+  while read -r ref; do
+    printf '%s %s\n' "$ref" "$(ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' "$ref" 2> /dev/null)"
+  done > tool-images.txt || true
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true
 # Engine, version, storage driver (or snapshotter) and its options, as each engine names them.

@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Loads a tool image (zstd-compressed rootfs tar on stdin) as TAG, labelled
-# layerlab.lab=$LL_LAB (cleanup.sh removes it by that label), unless present.
+# layerlab.lab=$LL_LAB (cleanup.sh removes it by that label) and with the
+# archive's sha256, unless present. The bytes are checked against
+# LL_SHA256 (the controller's hash of its cached archive) before the engine
+# sees them: every host runs exactly what the controller holds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-ll_require LL_LAB
+ll_require LL_LAB LL_SHA256
 tag="$1"
 if ll_engine image inspect -f '{{json .Config.Labels}}' "$tag" 2>/dev/null | grep -q '"layerlab.lab"'; then
   cat > /dev/null
   exit 0
 fi
-zstd -dc | ll_engine import --change 'WORKDIR /' --change "LABEL layerlab.lab=$LL_LAB" - "$tag" >/dev/null
+ll_work_dir
+archive="$(mktemp "$LL_WORK/incoming-image.XXXXXX")"
+trap 'rm -f -- "$archive"' EXIT
+cat > "$archive"
+read -r got _ < <(sha256sum "$archive")
+[ "$got" = "$LL_SHA256" ] || ll_die "tool image $tag: the archive received hashes to $got, not $LL_SHA256 (transfer damaged?)"
+zstd -dc "$archive" |
+  ll_engine import --change 'WORKDIR /' --change "LABEL layerlab.lab=$LL_LAB" \
+    --change "LABEL layerlab.archive-sha256=$LL_SHA256" - "$tag" > /dev/null

@@ -1,15 +1,20 @@
 import type { LabDefinition } from '../definition/schema.js';
 import type { Provisioned, TargetOptions } from '../targets/driver.js';
 import { driverFor } from '../targets/index.js';
-import type { ToolImage } from '../toolimages/toolimages.js';
+import { controllerCannotBuild } from '../toolimages/toolimages.js';
 import { say } from '../util/log.js';
 import { hostLogFor, labLog } from './logs.js';
-import { buildToolImages, currentImageTags } from './prepare.js';
+import { type LabToolImages, checkToolImagesObtainable, currentImageTags, gatherToolImages } from './prepare.js';
+
+/** The tool image tags a prepared template is keyed on; none (no template) when hosts build the images. */
+async function templateImageTags(lab: LabDefinition): Promise<Record<string, string> | undefined> {
+  return controllerCannotBuild() ? undefined : currentImageTags(lab);
+}
 
 /** Hosts that exist, the tool images to load on them, and when provisioning began (for the boot deadline). */
 export interface ProvisionedLab {
   provisioned: Provisioned;
-  images: ToolImage[];
+  images: LabToolImages;
   started: number;
 }
 
@@ -31,12 +36,19 @@ export async function provision(
   mode: ProvisionMode = {},
 ): Promise<ProvisionedLab> {
   const started = Date.now();
+  await checkToolImagesObtainable(lab);
   const log = labLog(lab.name);
   try {
-    const hooks = { ...mode, log, hostLog: hostLogFor(lab), progress: say, toolImageTags: await currentImageTags(lab) };
+    const hooks = {
+      ...mode,
+      log,
+      hostLog: hostLogFor(lab),
+      progress: say,
+      toolImageTags: await templateImageTags(lab),
+    };
     const [provisioned, images] = await Promise.all([
       driverFor(lab).provision(lab, labFile, opts, hooks),
-      buildToolImages(lab, log),
+      gatherToolImages(lab, log),
     ]);
     return { provisioned, images, started };
   } finally {

@@ -8,7 +8,7 @@ import { GUEST_DIR, PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
 import { type HostSession, sessionOver } from '../ssh/session.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
-import type { ToolImage } from '../toolimages/toolimages.js';
+import { BUILDER_ENTRY, type ToolImage } from '../toolimages/toolimages.js';
 import { envCommand, shellQuote } from '../util/shell.js';
 
 /**
@@ -29,13 +29,14 @@ export function withGuestLib(body: string): string {
 }
 
 /**
- * Pushes guest/ and every scenario folder to /opt/layerlab as one tar stream,
+ * Pushes guest/, every scenario folder and the tool image builder to
+ * /opt/layerlab as one tar stream,
  * after checking that folder as ll_safe_dir does (root's, 0700, no symlink):
  * root runs what is in it.
  */
 export async function pushGuestFiles(host: Pick<HostSession, 'exec' | 'push'>): Promise<void> {
   await host.exec('bash -s', { stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`) });
-  await host.push(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios']);
+  await host.push(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios', BUILDER_ENTRY]);
 }
 
 /**
@@ -72,7 +73,11 @@ export async function prepareHost(
     progress(`${host.name}: loading tool image ${image.tag}`);
     await conn.pipeFile(
       image.archive,
-      envCommand({ LL_LAB: lab.name }, ['bash', `${REMOTE_ROOT}/guest/load-image.sh`, image.tag]),
+      envCommand({ LL_LAB: lab.name, LL_SHA256: image.sha256 }, [
+        'bash',
+        `${REMOTE_ROOT}/guest/load-image.sh`,
+        image.tag,
+      ]),
       15 * 60_000,
     );
   }

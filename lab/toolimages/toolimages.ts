@@ -1,22 +1,29 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LabError } from '../errors.js';
 import { GUEST_DIR, PACKAGE_ROOT, cacheRoot } from '../paths.js';
 import { aptSourceFiles } from '../util/apt-sources.js';
 import { ensureBuilt } from '../util/build-cache.js';
-import { hashInputs } from '../util/hash.js';
+import { type NamedBytes, hashNamed, namedFile } from '../util/hash.js';
 import type { HostLog } from '../util/log.js';
-import { runLocal } from '../util/proc.js';
+import { runLocal, which } from '../util/proc.js';
 
-const BUILDER = join(PACKAGE_ROOT, 'lab', 'toolimages', 'build.sh');
+/** The builder, run on the controller or (pushed with guest/) on a Debian host of the lab. */
+export const BUILDER_ENTRY = 'lab/toolimages/build.sh';
+const BUILDER = join(PACKAGE_ROOT, BUILDER_ENTRY);
+/** The compressed image in each cache folder; its presence says the build finished. */
+export const ARCHIVE = 'image.tar.zst';
 
 export interface ToolImage {
   name: string;
-  /** Docker tag on every host; the key pins the exact recipe and mirror. */
+  /** Docker tag on every host; the key pins the exact recipe, builder and apt sources. */
   tag: string;
   /** zstd-compressed tarball for `docker import`. */
   archive: string;
+  /** Of the archive: every host checks the bytes it loads against it. */
+  sha256: string;
 }
 
 function recipePath(name: string): string {
@@ -41,17 +48,65 @@ export function readRecipe(name: string): Record<string, string> {
   return values;
 }
 
-export async function toolImageTag(name: string): Promise<string> {
-  const key = await hashInputs([recipePath(name), BUILDER, ...aptSourceFiles()], ['tool-image-v2']);
+/** The controller's own apt sources as key pieces. */
+export function controllerSources(): Promise<NamedBytes[]> {
+  return Promise.all(aptSourceFiles().map((f) => namedFile(f)));
+}
+
+/**
+ * A tool image's tag: recipe + builder + the apt sources of the machine that
+ * builds it (the controller's, or a lab host's). The same inputs read on
+ * either machine give the same tag, so a cache built by one serves the other.
+ */
+export async function toolImageTag(name: string, sources: readonly NamedBytes[]): Promise<string> {
+  const key = hashNamed([await namedFile(recipePath(name)), await namedFile(BUILDER), ...sources], ['tool-image-v2']);
   return `layerlab/${name}:${key}`;
 }
 
-/** Builds a tool image once on the controller; every host loads the same bytes. */
+/** Why this controller cannot build tool images itself, or undefined when it can. */
+export function controllerCannotBuild(): string | undefined {
+  if (process.getuid?.() !== 0) return 'it does not run as root';
+  if (!which('mmdebstrap')) return 'mmdebstrap is not on its PATH';
+  if (!which('zstd')) return 'zstd is not on its PATH';
+  if (aptSourceFiles().length === 0)
+    return 'it has no apt sources (set LAYERLAB_APT_SOURCES to Debian 12 source files)';
+  return undefined;
+}
+
+export function toolCacheDir(tag: string): string {
+  return join(cacheRoot(), 'tools', tag.replace(/[/:]/g, '-'));
+}
+
+/** Names the image a controller that cannot build uses next time: the last one built or loaded. */
+function latestPointer(name: string): string {
+  return join(cacheRoot(), 'tools', `${name}.latest`);
+}
+
+export async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The cached image of `tag`, if its build finished; remembered as the latest of its name. */
+export async function cachedToolImage(name: string, tag: string): Promise<ToolImage | undefined> {
+  const archive = join(toolCacheDir(tag), ARCHIVE);
+  if (!existsSync(archive)) return undefined;
+  await writeFile(latestPointer(name), `${tag}\n`);
+  return { name, tag, archive, sha256: await sha256Of(archive) };
+}
+
+/** The tag of the last image of `name` this cache built or received, if it still holds it. */
+export async function latestCachedTag(name: string): Promise<string | undefined> {
+  const tag = (await readFile(latestPointer(name), 'utf8').catch(() => '')).trim();
+  return tag && existsSync(join(toolCacheDir(tag), ARCHIVE)) ? tag : undefined;
+}
+
+/** Builds a tool image once on the controller (root, mmdebstrap); every host loads the same bytes. */
 export async function ensureToolImage(name: string, log: HostLog, onBuild?: () => void): Promise<ToolImage> {
-  const tag = await toolImageTag(name);
-  const dir = join(cacheRoot(), 'tools', tag.replace(/[/:]/g, '-'));
-  const archive = join(dir, 'image.tar.zst');
-  await ensureBuilt(dir, 'image.tar.zst', async () => {
+  const tag = await toolImageTag(name, await controllerSources());
+  const dir = toolCacheDir(tag);
+  await ensureBuilt(dir, ARCHIVE, async () => {
     onBuild?.();
     await mkdir(dir, { recursive: true });
     readRecipe(name); // refuse a malformed recipe before mmdebstrap runs
@@ -62,10 +117,13 @@ export async function ensureToolImage(name: string, log: HostLog, onBuild?: () =
         phase: 'tool-image',
       });
     }
+    const archive = join(dir, ARCHIVE);
     const packed = await runLocal('zstd', ['-q', '-3', '-T0', '--rm', '-f', tarball, '-o', `${archive}.tmp`], { log });
     if (packed.code !== 0) throw new LabError(`compressing tool image ${name} failed: ${packed.stderr.trim()}`);
     await runLocal('mv', [`${archive}.tmp`, archive]);
     await rm(tarball, { force: true });
   });
-  return { name, tag, archive };
+  const image = await cachedToolImage(name, tag);
+  if (!image) throw new LabError(`tool image ${name}: ${dir} holds no ${ARCHIVE} after its build`);
+  return image;
 }

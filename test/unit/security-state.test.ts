@@ -26,7 +26,7 @@ import { loadLabDefinition } from '../../lab/definition/load.ts';
 import { toolImageNames } from '../../lab/phases/prepare.ts';
 import { makePlan } from '../../lab/plan/plan.ts';
 import { createRunDir } from '../../lab/record/layout.ts';
-import { toolImageTag } from '../../lab/toolimages/toolimages.ts';
+import { controllerSources, toolImageTag } from '../../lab/toolimages/toolimages.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'layerlab.js');
@@ -256,8 +256,9 @@ describe('finding 8: one layerlab process per lab and per run folder', () => {
     const lab = await loadLabDefinition(QUICK);
     const { runId, dir } = createRunDir(env.results, lab.name);
     const plan = makePlan(lab);
+    const sources = await controllerSources();
     const toolImages = Object.fromEntries(
-      await Promise.all(toolImageNames(lab).map(async (n) => [n, await toolImageTag(n)] as const)),
+      await Promise.all(toolImageNames(lab).map(async (n) => [n, await toolImageTag(n, sources)] as const)),
     );
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ runId, labFile: QUICK, lab, toolImages }));
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));

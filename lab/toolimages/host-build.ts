@@ -1,0 +1,111 @@
+import { open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LabError } from '../errors.js';
+import { REMOTE_ROOT } from '../paths.js';
+import type { SshConnection } from '../ssh/transport.js';
+import { aptSourcesUnder } from '../util/apt-sources.js';
+import { ensureBuilt } from '../util/build-cache.js';
+import { type NamedBytes, namedFile } from '../util/hash.js';
+import { envCommand, shellQuote } from '../util/shell.js';
+import {
+  ARCHIVE,
+  type ToolImage,
+  cachedToolImage,
+  readRecipe,
+  sha256Of,
+  toolCacheDir,
+  toolImageTag,
+} from './toolimages.js';
+
+/** Larger than any tool image (the biggest, mariadb's, is ~45 MB compressed): a guest cannot fill the cache. */
+const MAX_ARCHIVE_BYTES = 4 * 1024 ** 3;
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+
+/** A host's apt sources: the paths its builder is given, and the same files as key pieces. */
+export interface HostSources {
+  paths: string[];
+  pieces: NamedBytes[];
+}
+
+/**
+ * Reads a host's apt sources by pulling its /etc/apt/sources.list{,.d} as a
+ * tar (unpacked safely under `scratch`), chosen by the same rule as the
+ * controller's own, so the tag a host build gets is computed here.
+ */
+export async function hostAptSources(conn: SshConnection, scratch: string): Promise<HostSources> {
+  await rm(scratch, { recursive: true, force: true });
+  const list =
+    'set -euo pipefail; cd /; set --; for f in etc/apt/sources.list etc/apt/sources.list.d; do [ ! -e "$f" ] || set -- "$@" "$f"; done; tar -cf - --files-from /dev/null "$@"';
+  await conn.pullCommand(`bash -c ${shellQuote(list)}`, scratch);
+  const paths = aptSourcesUnder(scratch);
+  const pieces = await Promise.all(paths.map(async (p) => namedFile(p, await readFile(join(scratch, p)))));
+  await rm(scratch, { recursive: true, force: true });
+  return { paths, pieces };
+}
+
+/**
+ * Checks what a host sent back before it lands in the cache: exactly the
+ * archive and its sha256, a zstd stream within the size cap, whose bytes
+ * hash to what the host said. (Not unpacked here: every host's engine does
+ * that, and the sha256 is checked again on each of them.)
+ */
+async function checkReturned(dir: string, where: { host: string; phase: string }): Promise<void> {
+  const names = (await readdir(dir)).sort();
+  if (names.join(',') !== `image.sha256,${ARCHIVE}`) {
+    throw new LabError(
+      `the tool image build sent back ${names.join(', ') || 'nothing'}, not ${ARCHIVE} and image.sha256`,
+      where,
+    );
+  }
+  const archive = join(dir, ARCHIVE);
+  const info = await stat(archive);
+  if (!info.isFile() || info.size > MAX_ARCHIVE_BYTES)
+    throw new LabError(`${ARCHIVE} is not a file under 4 GiB`, where);
+  const head = Buffer.alloc(4);
+  const fd = await open(archive);
+  try {
+    await fd.read(head, 0, 4, 0);
+  } finally {
+    await fd.close();
+  }
+  if (!head.equals(ZSTD_MAGIC)) throw new LabError(`${ARCHIVE} from the host is not zstd-compressed`, where);
+  const claimed = (await readFile(join(dir, 'image.sha256'), 'utf8')).trim();
+  const actual = await sha256Of(archive);
+  if (claimed !== actual)
+    throw new LabError(`${ARCHIVE} hashes to ${actual}, the host said ${claimed.slice(0, 80)}`, where);
+}
+
+/**
+ * Builds tool image `name` on a Debian host of the lab (guest files already
+ * pushed) with that host's apt sources, and brings the archive into the
+ * controller's cache under the tag those inputs give. `mayInstall`: the host
+ * is layerlab's, so its builder may apt-get install mmdebstrap.
+ */
+export async function buildOnHost(
+  conn: SshConnection,
+  name: string,
+  sources: HostSources,
+  mayInstall: boolean,
+): Promise<ToolImage> {
+  readRecipe(name); // a malformed recipe is refused here, not after minutes on a host
+  const tag = await toolImageTag(name, sources.pieces);
+  const dir = toolCacheDir(tag);
+  const where = { host: conn.endpoint.name, phase: 'tool-image' };
+  await ensureBuilt(dir, ARCHIVE, async () => {
+    const incoming = join(dir, 'incoming');
+    await rm(incoming, { recursive: true, force: true });
+    const build = envCommand({ LL_MAY_INSTALL: mayInstall ? '1' : '0' }, [
+      'bash',
+      `${REMOTE_ROOT}/guest/build-tool-image.sh`,
+      name,
+      ...sources.paths,
+    ]);
+    await conn.pullCommand(build, incoming, 60 * 60_000);
+    await checkReturned(incoming, where);
+    await rename(join(incoming, ARCHIVE), join(dir, ARCHIVE));
+    await rm(incoming, { recursive: true, force: true });
+  });
+  const image = await cachedToolImage(name, tag);
+  if (!image) throw new LabError(`tool image ${name}: nothing in ${dir} after the host's build`, where);
+  return image;
+}

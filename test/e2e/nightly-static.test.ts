@@ -1,0 +1,327 @@
+/**
+ * Issue 15's acceptance: the nightly script on machines someone already has,
+ * run by an ordinary user whose controller cannot build tool images.
+ *
+ * Two real QEMU VMs (made by the local target's provider, as root) become a
+ * static inventory. Their apt reaches Debian 12's packages through a small
+ * repository this test copies onto them (the lab network reaches nothing
+ * else). `scripts/nightly.sh` then runs twice as `nobody`, with a PATH that
+ * holds no mmdebstrap: the first night builds the fio tool image on a lab
+ * host and brings it into nobody's cache; every host loads the same bytes
+ * (sha256 in each host's env); the second night reuses the cache and is
+ * compared with the first through the history file. Down leaves nothing of
+ * layerlab's on either machine.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { connectHost } from '../../lab/ssh/connect.ts';
+import type { Inventory } from '../../lab/targets/types.ts';
+import { HostLog } from '../../lab/util/log.ts';
+
+const REPO = resolve(import.meta.dirname, '..', '..');
+const NOBODY = 65534;
+const work = mkdtempSync(join(tmpdir(), 'layerlab-nightly-'));
+chmodSync(work, 0o755);
+const rootState = join(work, 'root-state');
+// The provider runs in this process: its VMs' state goes to this test's folder.
+process.env.LAYERLAB_HOME = rootState;
+process.env.LAYERLAB_RESULTS = join(work, 'root-results');
+const { createLocalLab, deleteLocalLab } = await import('../../infra/local/provider.ts');
+
+const VM_LAB = 'nsvm';
+const vmLabFile = join(work, 'vms.yaml');
+writeFileSync(
+  vmLabFile,
+  `name: ${VM_LAB}
+hosts:
+  - { name: a, profile: overlay2-ext4, diskGiB: 2 }
+  - { name: b, profile: overlay2-ext4, diskGiB: 2 }
+scenarios:
+  fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
+mounts: [layer]
+repetitions: 1
+`,
+);
+
+// The ordinary user's side: its home, cache, results and files, all its own.
+const user = join(work, 'nobody');
+const nightlyLab = join(user, 'nightly.yaml');
+const inventoryFile = join(user, 'hosts.yaml');
+const history = join(user, 'history.sqlite');
+const summary = join(user, 'summary.md');
+const userEnv = {
+  HOME: user,
+  PATH: join(user, 'bin'),
+  LAYERLAB_HOME: join(user, 'state'),
+  LAYERLAB_CACHE: join(user, 'cache'),
+  LAYERLAB_RESULTS: join(user, 'results'),
+  LANG: 'C.UTF-8',
+};
+
+let vmsMade = false;
+after(async () => {
+  if (vmsMade) await deleteLocalLab(VM_LAB).catch((err) => console.error(`deleting the VMs: ${err}`));
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** PATH for the ordinary user: every command of /usr/bin and /bin but mmdebstrap. */
+function pathWithoutMmdebstrap(dir: string): void {
+  mkdirSync(dir);
+  for (const from of ['/usr/local/bin', '/usr/bin', '/bin']) {
+    if (!existsSync(from)) continue;
+    for (const name of readdirSync(from)) {
+      if (name === 'mmdebstrap' || existsSync(join(dir, name))) continue;
+      symlinkSync(join(from, name), join(dir, name));
+    }
+  }
+}
+
+/**
+ * An apt repository of bookworm's Essential packages, fio and mmdebstrap with
+ * every dependency, downloaded by apt from this machine's own sources: what a
+ * lab host's apt would reach on a network. Not flat: mmdebstrap finds the
+ * Essential set through a suite's index ([trusted=yes]: nothing to sign).
+ */
+function aptRepository(dir: string): void {
+  const pool = join(dir, 'pool');
+  mkdirSync(join(pool, 'partial'), { recursive: true });
+  writeFileSync(join(dir, 'status'), '');
+  const dumped = spawnSync('apt-cache', ['dumpavail'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  assert.equal(dumped.status, 0, `apt-cache dumpavail: ${dumped.stderr}`);
+  const essential = new Set<string>();
+  for (const record of dumped.stdout.split('\n\n')) {
+    const name = /^Package: (\S+)$/m.exec(record)?.[1];
+    if (name && /^Essential: yes$/m.test(record)) essential.add(name);
+  }
+  const options = [`Dir::State::status=${join(dir, 'status')}`, `Dir::Cache::archives=${pool}`];
+  const fetched = spawnSync(
+    'apt-get',
+    [
+      '-q',
+      ...[...options, 'Dir::Cache::pkgcache=', 'Dir::Cache::srcpkgcache='].flatMap((o) => ['-o', o]),
+      'install',
+      '--download-only',
+      '-y',
+      '--no-install-recommends',
+      ...essential,
+      'fio',
+      'mmdebstrap',
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(fetched.status, 0, `apt-get --download-only: ${fetched.stderr}`);
+  rmSync(join(pool, 'partial'), { recursive: true, force: true });
+  rmSync(join(pool, 'lock'), { force: true });
+  const index: string[] = [];
+  for (const deb of readdirSync(pool).filter((f) => f.endsWith('.deb'))) {
+    const control = spawnSync('dpkg-deb', ['-f', join(pool, deb)], { encoding: 'utf8' });
+    assert.equal(control.status, 0, `dpkg-deb -f ${deb}: ${control.stderr}`);
+    const bytes = readFileSync(join(pool, deb));
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    index.push(`${control.stdout.trimEnd()}\nFilename: pool/${deb}\nSize: ${bytes.length}\nSHA256: ${sha256}\n`);
+  }
+  const packages = Buffer.from(index.join('\n'));
+  mkdirSync(join(dir, 'dists', 'bookworm', 'main', 'binary-amd64'), { recursive: true });
+  writeFileSync(join(dir, 'dists', 'bookworm', 'main', 'binary-amd64', 'Packages'), packages);
+  const packagesSha = createHash('sha256').update(packages).digest('hex');
+  writeFileSync(
+    join(dir, 'dists', 'bookworm', 'Release'),
+    `Suite: bookworm\nCodename: bookworm\nArchitectures: amd64\nComponents: main\nDate: ${new Date().toUTCString()}\nSHA256:\n ${packagesSha} ${packages.length} main/binary-amd64/Packages\n`,
+  );
+  rmSync(join(dir, 'status'));
+}
+
+async function onHost(inventory: Inventory, name: string, command: string, stdin?: string): Promise<string> {
+  const host = inventory.hosts.find((h) => h.name === name);
+  assert.ok(host, `host ${name} is in the inventory`);
+  const log = new HostLog(join(work, 'ssh-test.log'));
+  const conn = await connectHost(host, log, Date.now() + 120_000);
+  try {
+    const r = await conn.run(command, stdin === undefined ? {} : { stdin });
+    return r.stdout;
+  } finally {
+    conn.close();
+    await log.close();
+  }
+}
+
+/** The nightly script as `nobody`, with only the ordinary user's environment. */
+function nightlyAsNobody(): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const args = ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', '--'];
+    const script = [join(REPO, 'scripts', 'nightly.sh'), '--lab', nightlyLab, '--target', 'static'];
+    const child = spawn(
+      'setpriv',
+      [...args, 'bash', ...script, '--inventory', inventoryFile, '--history', history, '--summary', summary],
+      { cwd: user, env: userEnv, stdio: ['ignore', 'inherit', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      process.stderr.write(c);
+    });
+    child.on('close', (code) => done({ code, stderr }));
+  });
+}
+
+function chownTree(path: string): void {
+  chownSync(path, NOBODY, NOBODY);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.isDirectory()) chownTree(join(path, entry.name));
+    else if (!entry.isSymbolicLink()) chownSync(join(path, entry.name), NOBODY, NOBODY);
+  }
+}
+
+/** What a night leaves of layerlab's on a machine: should be nothing. */
+const LEFT_OVER = `for d in /opt/layerlab /var/lib/layerlab; do [ ! -e "$d" ] || echo "$d"; done
+docker ps -aq --filter label=layerlab.lab; docker volume ls -q --filter label=layerlab.lab
+docker image ls --filter label=layerlab.lab=nightly-e2e --format '{{.Repository}}:{{.Tag}}'`;
+
+describe('nightly.sh on a static inventory, run by an unprivileged controller', { timeout: 80 * 60_000 }, () => {
+  let inventory: Inventory;
+  const archiveSha256 = () => {
+    const tools = join(userEnv.LAYERLAB_CACHE, 'tools');
+    const dirs = readdirSync(tools).filter((d) => d.startsWith('layerlab-fio-'));
+    assert.equal(dirs.length, 1, `one fio image in nobody's cache (${dirs.join(', ')})`);
+    return createHash('sha256')
+      .update(readFileSync(join(tools, dirs[0] ?? '', 'image.tar.zst')))
+      .digest('hex');
+  };
+
+  it('two Debian machines whose apt reaches bookworm, and an ordinary user without mmdebstrap', async () => {
+    const outs = await createLocalLab({ labFile: vmLabFile, labName: VM_LAB, definitionHash: 'nightly-e2e' });
+    vmsMade = true;
+    inventory = outs.inventory;
+    const repo = join(work, 'apt');
+    aptRepository(repo);
+    const host = inventory.hosts[0];
+    assert.ok(host, 'host a');
+    const log = new HostLog(join(work, 'ssh-test.log'));
+    const conn = await connectHost(host, log, Date.now() + 120_000);
+    try {
+      await conn.pushDir(repo, '/srv/bookworm', ['dists', 'pool']);
+    } finally {
+      conn.close();
+      await log.close();
+    }
+    // Both machines' apt: only that repository (the lab's network reaches no mirror);
+    // copy://, not file://: mmdebstrap's chroot cannot see the host's folders.
+    for (const name of ['a', 'b']) {
+      await onHost(
+        inventory,
+        name,
+        `set -euo pipefail; mkdir -p /root/apt-aside; find /etc/apt/sources.list.d -maxdepth 1 -type f -exec mv -t /root/apt-aside {} +
+echo 'deb [trusted=yes] copy:///srv/bookworm bookworm main' > /etc/apt/sources.list; ! command -v mmdebstrap`,
+      );
+    }
+    mkdirSync(user);
+    pathWithoutMmdebstrap(join(user, 'bin'));
+    for (const h of inventory.hosts) copyFileSync(h.privateKeyPath, join(user, `${h.name}.key`));
+    writeFileSync(
+      inventoryFile,
+      stringify({
+        hosts: inventory.hosts.map((h) => ({
+          name: h.name,
+          profile: h.profile,
+          address: h.address,
+          port: h.port,
+          user: h.user,
+          key: `${h.name}.key`,
+          hostKey: h.hostKey,
+          dataDisk: h.dataDisk,
+          dedicated: true,
+        })),
+      }),
+    );
+    writeFileSync(
+      nightlyLab,
+      `name: nightly-e2e
+seed: 15
+target: { kind: static, trials: serial }
+hosts:
+  - { name: a, profile: overlay2-ext4 }
+  - { name: b, profile: overlay2-ext4 }
+scenarios:
+  fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
+mounts: [layer, volume]
+repetitions: 2
+`,
+    );
+    chownTree(user);
+    for (const h of inventory.hosts) chmodSync(join(user, `${h.name}.key`), 0o600);
+    const probe = spawnSync(
+      'setpriv',
+      ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'id', '-u'],
+      {
+        env: userEnv,
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(probe.stdout.trim(), String(NOBODY), `the controller runs as nobody: ${probe.stderr}`);
+    assert.equal(
+      spawnSync('bash', ['-c', 'command -v mmdebstrap'], { env: userEnv }).status,
+      1,
+      'no mmdebstrap on PATH',
+    );
+  });
+
+  it('night 1: a lab host builds the tool image; every host loads the same bytes; down leaves nothing', async () => {
+    const r = await nightlyAsNobody();
+    assert.equal(r.code, 0, 'night 1 exits 0');
+    assert.match(
+      r.stderr,
+      /a: building tool image fio from Debian packages \(the controller cannot: it does not run as root\)/,
+    );
+    assert.match(r.stderr, /first night/, 'no history before night 1');
+    assert.ok(existsSync(history), 'the history file was written back');
+    const sha = archiveSha256();
+    const runs = readdirSync(userEnv.LAYERLAB_RESULTS).filter((d) => d.includes('nightly-e2e'));
+    assert.equal(runs.length, 1, `one run (${runs.join(', ')})`);
+    for (const name of ['a', 'b']) {
+      const loaded = readFileSync(
+        join(userEnv.LAYERLAB_RESULTS, runs[0] ?? '', 'hosts', name, 'env', 'tool-images.txt'),
+        'utf8',
+      );
+      assert.match(loaded, new RegExp(`^layerlab/fio:\\S+ ${sha}$`, 'm'), `${name} loaded the cached archive's bytes`);
+      assert.equal((await onHost(inventory, name, LEFT_OVER)).trim(), '', `${name}: down left nothing of layerlab's`);
+    }
+  });
+
+  it('night 2: the cache serves the image, and the run is compared with night 1 through the history', async () => {
+    const before = archiveSha256();
+    const r = await nightlyAsNobody();
+    assert.equal(r.code, 0, 'night 2 exits 0');
+    assert.doesNotMatch(r.stderr, /building tool image/, 'nothing built on night 2');
+    assert.equal(archiveSha256(), before, 'the same cached archive');
+    const runs = readdirSync(userEnv.LAYERLAB_RESULTS)
+      .filter((d) => d.includes('nightly-e2e'))
+      .sort();
+    assert.equal(runs.length, 2, `two runs (${runs.join(', ')})`);
+    const compared = readFileSync(join(userEnv.LAYERLAB_RESULTS, 'nightly', runs[1] ?? '', 'compare.md'), 'utf8');
+    assert.match(compared, new RegExp(runs[0] ?? 'night-1'), 'compare.md names night 1 as the baseline');
+    assert.match(readFileSync(summary, 'utf8'), new RegExp(runs[1] ?? 'night-2'), 'the summary has night 2');
+    for (const name of ['a', 'b']) {
+      assert.equal((await onHost(inventory, name, LEFT_OVER)).trim(), '', `${name}: down left nothing of layerlab's`);
+    }
+    const labs = join(userEnv.LAYERLAB_HOME, 'labs');
+    assert.deepEqual(existsSync(labs) ? readdirSync(labs) : [], [], 'no lab state left on the controller');
+  });
+});
