@@ -43,7 +43,31 @@ const parse = (raw: string) => SCENARIOS.lifecycle.parse(raw);
 const value = (values: ReturnType<typeof parse>['values'], metric: string, phase: string) =>
   values.find((v) => v.metric === metric && v.labels.phase === phase)?.value;
 
+/**
+ * lifecycle.tsv of trial r1-dm-lifecycle-none of run
+ * 20261202-020717-helperd-disk-6600 (devicemapper-lvm, Docker 20.10, TCG,
+ * `lifecycle: { containers: 2, churnContainers: 1 }`), as the guest wrote it.
+ */
+const REAL_DM = `${HEADER}\n${[
+  'start\t0\t-\t585728\t111.2MB\t0B\t0B\t5.34\t10.14\t4072669184',
+  'run\t2\t23.893396\t716800\t111.2MB\t0B\t0B\t6.11\t10.18\t4072669184',
+  'inspect\t2\t1.965101\t716800\t111.2MB\t0B\t0B\t6.11\t10.18\t4072669184',
+  'stop\t2\t2.821393\t716800\t111.2MB\t0B\t0B\t6.32\t10.18\t4072669184',
+  'rm\t2\t2.324864\t593920\t111.2MB\t0B\t0B\t5.34\t10.14\t4072669184',
+  'install\t1\t18.033935\t655360\t111.2MB\t19.73MB\t0B\t7.03\t10.20\t4072669184',
+  'remove\t1\t12.944741\t655360\t111.2MB\t177.9kB\t0B\t7.80\t10.20\t4072669184',
+].join('\n')}\n`;
+
 describe('lifecycle.tsv disk columns: good rows', () => {
+  it('the real output of a devicemapper-lvm trial: every phase, the pool held 100.2 MB more after the churn', () => {
+    const { values, failures } = parse(REAL_DM);
+    assert.deepEqual(failures, []);
+    assert.equal(value(values, 'thin_data_percent', 'remove'), 7.8);
+    assert.equal(value(values, 'df_containers_bytes', 'install'), 19_730_000);
+    const held = (value(values, 'thin_data_bytes', 'remove') ?? 0) - (value(values, 'thin_data_bytes', 'start') ?? 0);
+    assert.equal((held / 1e6).toFixed(1), '100.2');
+  });
+
   it('overlay2: du and system df after every phase and at the start, seconds as before', () => {
     const { values, failures } = parse(tsv(overlayRows()));
     assert.deepEqual(failures, []);
@@ -208,19 +232,21 @@ describe('the disk table per driver and phase', () => {
     const table = md.slice(md.indexOf('### disk use after each phase, per driver'));
     assert.ok(
       table.includes(
-        '| phase | host (driver) | data root, du | system df: images | system df: containers | thin pool: data used | thin pool: data % | thin pool: metadata % | n |',
+        '| phase | host (driver) | held since start | data root, du | system df: images | system df: containers | thin pool: data used | thin pool: data % | thin pool: metadata % | n |',
       ),
-      table,
+      'the header with the thin pool columns',
     );
     assert.ok(
       table.includes(
-        '| start | ext4 (overlay2-ext4) | 28.7 MB (28.7 MB–28.7 MB) | 17.2 MB (17.2 MB–17.2 MB) | 0 B (0 B–0 B) | – | – | – | 2 |',
+        '| start | ext4 (overlay2-ext4) | 0 B (0 B–0 B) | 28.70 MB (28.70 MB–28.70 MB) | 17.20 MB (17.20 MB–17.20 MB) | 0 B (0 B–0 B) | – | – | – | 2 |',
       ),
+      'the ext4 start row: nothing held yet, no thin pool',
     );
     assert.ok(
       table.includes(
-        '| run | dm (devicemapper-lvm) | 1.18 MB (1.18 MB–1.18 MB) | 17.2 MB (17.2 MB–17.2 MB) | 2 B (2 B–2 B) | 81.4 MB (81.4 MB–81.4 MB) | 2.10 (2.10–2.10) | 0.41 (0.41–0.41) | 2 |',
+        '| run | dm (devicemapper-lvm) | +19.77 MB (+19.77 MB–+19.77 MB) | 1.184 MB (1.184 MB–1.184 MB) | 17.20 MB (17.20 MB–17.20 MB) | 2 B (2 B–2 B) | 81.39 MB (81.39 MB–81.39 MB) | 2.10 (2.10–2.10) | 0.41 (0.41–0.41) | 2 |',
       ),
+      'the dm run row: the pool data held since start',
     );
     const phases = [...table.matchAll(/^\| (\w+) \| (ext4|dm) /gm)].map((m) => `${m[1]}/${m[2]}`);
     assert.deepEqual(phases, [
@@ -237,30 +263,42 @@ describe('the disk table per driver and phase', () => {
     ]);
     assert.ok(html.includes('<h3>disk use after each phase, per driver</h3>'), 'the disk table in report.html');
     assert.ok(
-      html.includes('<tr><td>run</td><td>dm (devicemapper-lvm)</td><td class="num">1.18 MB (1.18 MB–1.18 MB)</td>'),
+      html.includes(
+        '<tr><td>run</td><td>dm (devicemapper-lvm)</td><td class="num">+19.77 MB (+19.77 MB–+19.77 MB)</td>',
+      ),
       'the dm run row in report.html',
     );
     // The timings table keeps its phases: no start row, no disk metric in it.
     const timings = md.slice(md.indexOf('### ext4 (overlay2-ext4)'), md.indexOf('### dm (devicemapper-lvm)'));
     assert.match(timings, /\| run \| 14\.2 \(14\.2–14\.2\) \| 2 \|/);
     assert.doesNotMatch(timings, /\| start \|/);
+    // Held since start: du on overlay2 (rm gives back all but nothing here), the pool's data on devicemapper.
+    assert.match(table, /\| run \| ext4 \(overlay2-ext4\) \| \+131\.1 kB /);
+    assert.match(table, /\| rm \| ext4 \(overlay2-ext4\) \| 0 B /);
+    assert.match(table, /\| rm \| dm \(devicemapper-lvm\) \| 0 B /);
   });
 
   it('without a thin pool the thin columns are left out; without disk samples there is no table', async () => {
     const { md } = await render(run(samplesOf('ext4', 'overlay2-ext4', overlayRows)));
-    assert.ok(md.includes('| phase | host (driver) | data root, du | system df: images | system df: containers | n |'));
+    assert.ok(
+      md.includes(
+        '| phase | host (driver) | held since start | data root, du | system df: images | system df: containers | n |',
+      ),
+    );
     const timingsOnly = samplesOf('ext4', 'overlay2-ext4', overlayRows).filter((s) => s.metric === 'seconds');
     assert.doesNotMatch((await render(run(timingsOnly))).md, /disk use after each phase/);
   });
 
-  it('bytes in powers of 1000 as system df prints them', () => {
-    assert.deepEqual([0, 2, 2917, 17_200_000, 1_633_247_414, 1.5].map(bytesText), [
+  it('bytes in powers of 1000 with four significant digits, as system df prints them', () => {
+    assert.deepEqual([0, 2, 2917, 17_200_000, 123_793_408, 1_633_247_414, 1.5, -8192].map(bytesText), [
       '0 B',
       '2 B',
-      '2.92 kB',
-      '17.2 MB',
-      '1.63 GB',
+      '2.917 kB',
+      '17.20 MB',
+      '123.8 MB',
+      '1.633 GB',
       '2 B',
+      '-8.192 kB',
     ]);
   });
 });
