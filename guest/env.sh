@@ -38,10 +38,13 @@ lvs -a -o +devices > lvs.txt 2>&1 || true
 docker images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
 # The tool images loaded here and the sha256 of the archive each came from
 # (load-image.sh checked the bytes against it): equal on every host, same bytes.
-ll_engine images --filter label=layerlab.lab --format '{{.Repository}}:{{.Tag}}' 2> /dev/null | sort -u |
-  while read -r ref; do
-    printf '%s %s\n' "$ref" "$(ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' "$ref" 2> /dev/null)"
-  done > tool-images.txt || true
+# Two engine calls in all, not one per image: each costs a second or more under TCG.
+mapfile -t tool_refs < <(ll_engine images --filter label=layerlab.lab --format '{{.Repository}}:{{.Tag}}' 2> /dev/null | sort -u)
+: > tool-images.txt
+if [ "${#tool_refs[@]}" -gt 0 ]; then
+  ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' "${tool_refs[@]}" 2> /dev/null |
+    paste -d ' ' <(printf '%s\n' "${tool_refs[@]}") - > tool-images.txt || true
+fi
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true
 # Engine, version, storage driver (or snapshotter) and its options, as each engine names them.
@@ -56,12 +59,15 @@ if [ "$LL_ENGINE" = podman ]; then
 else
   engine_version="$(ll_engine version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)"
   docker_version="$engine_version"
-  driver="$(ll_engine info --format '{{.Driver}}' 2>/dev/null || echo unknown)"
-  # With the containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
-  snapshotter="$(ll_engine info --format '{{range .DriverStatus}}{{if eq (index . 0) "driver-type"}}{{index . 1}}{{end}}{{end}}' 2>/dev/null || true)"
-  if [ -n "$snapshotter" ]; then snapshotter="$driver ($snapshotter)"; fi
+  # One `docker info` for three facts (a second or more per call under TCG). With the
+  # containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
+  status='{{.Driver}}{{"\n"}}{{range .DriverStatus}}{{if eq (index . 0) "driver-type"}}{{index . 1}}{{end}}{{end}}'
+  status+='{{"\n"}}{{range .DriverStatus}}{{if eq (index . 0) "Backing Filesystem"}}{{index . 1}}{{end}}{{end}}'
+  driver='' snapshotter='' backing_fs=''
+  { read -r driver && read -r snapshotter && read -r backing_fs; } < <(ll_engine info --format "$status" 2> /dev/null) || true
+  driver="${driver:-unknown}"
+  if [ -n "${snapshotter:-}" ]; then snapshotter="$driver ($snapshotter)"; fi
   storage_options="$(sed -n 's/^[[:space:]]*"storage-opts":[[:space:]]*//p' "$LL_DAEMON_JSON" 2>/dev/null | sed 's/,$//' || true)"
-  backing_fs="$(ll_engine info --format '{{range .DriverStatus}}{{if eq (index . 0) "Backing Filesystem"}}{{index . 1}}{{end}}{{end}}' 2>/dev/null || true)"
 fi
 ll_json_obj \
   hostname "$(hostname)" \

@@ -49,7 +49,7 @@ export async function hostAptSources(conn: SshConnection, scratch: string): Prom
  * hash to what the host said. (Not unpacked here: every host's engine does
  * that, and the sha256 is checked again on each of them.)
  */
-async function checkReturned(dir: string, where: { host: string; phase: string }): Promise<void> {
+export async function checkReturnedImage(dir: string, where: { host: string; phase: string }): Promise<void> {
   const names = (await readdir(dir)).sort();
   if (names.join(',') !== `image.sha256,${ARCHIVE}`) {
     throw new LabError(
@@ -101,7 +101,7 @@ export async function buildOnHost(
       ...sources.paths,
     ]);
     await conn.pullCommand(build, incoming, 60 * 60_000);
-    await checkReturned(incoming, where);
+    await checkReturnedImage(incoming, where);
     await rename(join(incoming, ARCHIVE), join(dir, ARCHIVE));
     await rm(incoming, { recursive: true, force: true });
   });

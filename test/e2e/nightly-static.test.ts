@@ -163,14 +163,35 @@ async function onHost(inventory: Inventory, name: string, command: string, stdin
   }
 }
 
+const AS_NOBODY = ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', '--'];
+
+/**
+ * The checkout nobody runs: this one when nobody can read it (and its
+ * node_modules), else a copy in the test's folder (a clone under /root is
+ * root's alone).
+ */
+function checkoutForNobody(): string {
+  const probe = join(REPO, 'node_modules', 'tsx', 'package.json');
+  if (spawnSync('setpriv', [...AS_NOBODY, 'test', '-r', probe]).status === 0) return REPO;
+  const copy = join(work, 'checkout');
+  mkdirSync(copy);
+  const tar = spawnSync(
+    'bash',
+    ['-c', 'tar -C "$1" -chf - --exclude=./.git --exclude=./results . | tar -C "$2" -xf -', 'copy', REPO, copy],
+    { encoding: 'utf8' },
+  );
+  assert.equal(tar.status, 0, `copying the checkout for nobody: ${tar.stderr}`);
+  return copy;
+}
+let checkout = REPO;
+
 /** The nightly script as `nobody`, with only the ordinary user's environment. */
 function nightlyAsNobody(): Promise<{ code: number | null; stderr: string }> {
   return new Promise((done) => {
-    const args = ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', '--'];
-    const script = [join(REPO, 'scripts', 'nightly.sh'), '--lab', nightlyLab, '--target', 'static'];
+    const script = [join(checkout, 'scripts', 'nightly.sh'), '--lab', nightlyLab, '--target', 'static'];
     const child = spawn(
       'setpriv',
-      [...args, 'bash', ...script, '--inventory', inventoryFile, '--history', history, '--summary', summary],
+      [...AS_NOBODY, 'bash', ...script, '--inventory', inventoryFile, '--history', history, '--summary', summary],
       { cwd: user, env: userEnv, stdio: ['ignore', 'inherit', 'pipe'] },
     );
     let stderr = '';
@@ -190,13 +211,21 @@ function chownTree(path: string): void {
   }
 }
 
-/** What a night leaves of layerlab's on a machine: should be nothing. */
-const LEFT_OVER = `for d in /opt/layerlab /var/lib/layerlab; do [ ! -e "$d" ] || echo "$d"; done
+/** Whether the machine's Docker runs: down must give it back as it found it. */
+const DOCKER_STATE = 'echo "docker $(systemctl is-active docker.service || true)"';
+
+/**
+ * What a night leaves on a machine: Docker as it was before (DOCKER_STATE),
+ * and nothing of layerlab's (Docker is started to be looked into).
+ */
+const LEFT_OVER = `${DOCKER_STATE}; for d in /opt/layerlab /var/lib/layerlab; do [ ! -e "$d" ] || echo "$d"; done
+systemctl start docker.service
 docker ps -aq --filter label=layerlab.lab; docker volume ls -q --filter label=layerlab.lab
 docker image ls --filter label=layerlab.lab=nightly-e2e --format '{{.Repository}}:{{.Tag}}'`;
 
 describe('nightly.sh on a static inventory, run by an unprivileged controller', { timeout: 80 * 60_000 }, () => {
   let inventory: Inventory;
+  const dockerBefore = new Map<string, string>();
   const archiveSha256 = () => {
     const tools = join(userEnv.LAYERLAB_CACHE, 'tools');
     const dirs = readdirSync(tools).filter((d) => d.startsWith('layerlab-fio-'));
@@ -231,6 +260,7 @@ describe('nightly.sh on a static inventory, run by an unprivileged controller', 
         `set -euo pipefail; mkdir -p /root/apt-aside; find /etc/apt/sources.list.d -maxdepth 1 -type f -exec mv -t /root/apt-aside {} +
 echo 'deb [trusted=yes] copy:///srv/bookworm bookworm main' > /etc/apt/sources.list; ! command -v mmdebstrap`,
       );
+      dockerBefore.set(name, (await onHost(inventory, name, DOCKER_STATE)).trim());
     }
     mkdirSync(user);
     pathWithoutMmdebstrap(join(user, 'bin'));
@@ -267,14 +297,8 @@ repetitions: 2
     );
     chownTree(user);
     for (const h of inventory.hosts) chmodSync(join(user, `${h.name}.key`), 0o600);
-    const probe = spawnSync(
-      'setpriv',
-      ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', 'id', '-u'],
-      {
-        env: userEnv,
-        encoding: 'utf8',
-      },
-    );
+    checkout = checkoutForNobody();
+    const probe = spawnSync('setpriv', [...AS_NOBODY, 'id', '-u'], { env: userEnv, encoding: 'utf8' });
     assert.equal(probe.stdout.trim(), String(NOBODY), `the controller runs as nobody: ${probe.stderr}`);
     assert.equal(
       spawnSync('bash', ['-c', 'command -v mmdebstrap'], { env: userEnv }).status,
@@ -301,7 +325,8 @@ repetitions: 2
         'utf8',
       );
       assert.match(loaded, new RegExp(`^layerlab/fio:\\S+ ${sha}$`, 'm'), `${name} loaded the cached archive's bytes`);
-      assert.equal((await onHost(inventory, name, LEFT_OVER)).trim(), '', `${name}: down left nothing of layerlab's`);
+      const left = (await onHost(inventory, name, LEFT_OVER)).trim();
+      assert.equal(left, dockerBefore.get(name), `${name}: Docker as before, nothing of layerlab's left`);
     }
   });
 
@@ -316,10 +341,12 @@ repetitions: 2
       .sort();
     assert.equal(runs.length, 2, `two runs (${runs.join(', ')})`);
     const compared = readFileSync(join(userEnv.LAYERLAB_RESULTS, 'nightly', runs[1] ?? '', 'compare.md'), 'utf8');
+    process.stderr.write(`compare.md of night 2:\n${compared}\n`);
     assert.match(compared, new RegExp(runs[0] ?? 'night-1'), 'compare.md names night 1 as the baseline');
     assert.match(readFileSync(summary, 'utf8'), new RegExp(runs[1] ?? 'night-2'), 'the summary has night 2');
     for (const name of ['a', 'b']) {
-      assert.equal((await onHost(inventory, name, LEFT_OVER)).trim(), '', `${name}: down left nothing of layerlab's`);
+      const left = (await onHost(inventory, name, LEFT_OVER)).trim();
+      assert.equal(left, dockerBefore.get(name), `${name}: Docker as before, nothing of layerlab's left`);
     }
     const labs = join(userEnv.LAYERLAB_HOME, 'labs');
     assert.deepEqual(existsSync(labs) ? readdirSync(labs) : [], [], 'no lab state left on the controller');
