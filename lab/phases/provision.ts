@@ -4,7 +4,7 @@ import { driverFor } from '../targets/index.js';
 import { controllerCannotBuild } from '../toolimages/toolimages.js';
 import { say } from '../util/log.js';
 import { hostLogFor, labLog } from './logs.js';
-import { type LabToolImages, checkToolImagesObtainable, currentImageTags, gatherToolImages } from './prepare.js';
+import { type LabToolImages, checkToolImagesObtainable, currentImageTags, gatherToolImages } from './tool-images.js';
 
 /** The tool image tags a prepared template is keyed on; none (no template) when hosts build the images. */
 async function templateImageTags(lab: LabDefinition): Promise<Record<string, string> | undefined> {

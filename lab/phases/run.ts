@@ -18,7 +18,8 @@ import { type Inventory, publicInventory } from '../targets/types.js';
 import { withLock } from '../util/lock.js';
 import { say } from '../util/log.js';
 import { captureEnvFor } from './capture-env.js';
-import { attachPrepared, currentImageTags } from './prepare.js';
+import { attachPrepared } from './prepare.js';
+import { currentImageTags } from './tool-images.js';
 
 /** How long a dropped host gets to answer again before its remaining trials are given up. */
 const RECONNECT_MS = 60_000;

@@ -32,9 +32,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { connectHost } from '../../lab/ssh/connect.ts';
 import type { Inventory } from '../../lab/targets/types.ts';
-import { HostLog } from '../../lab/util/log.ts';
+import { inventoryEntries, onHost as onLabHost, withHost } from './lab-hosts.ts';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
 const NOBODY = 65534;
@@ -149,19 +148,8 @@ function aptRepository(dir: string): void {
   rmSync(join(dir, 'status'));
 }
 
-async function onHost(inventory: Inventory, name: string, command: string, stdin?: string): Promise<string> {
-  const host = inventory.hosts.find((h) => h.name === name);
-  assert.ok(host, `host ${name} is in the inventory`);
-  const log = new HostLog(join(work, 'ssh-test.log'));
-  const conn = await connectHost(host, log, Date.now() + 120_000);
-  try {
-    const r = await conn.run(command, stdin === undefined ? {} : { stdin });
-    return r.stdout;
-  } finally {
-    conn.close();
-    await log.close();
-  }
-}
+const onHost = (inventory: Inventory, name: string, command: string) =>
+  onLabHost(inventory, name, command, join(work, 'ssh-test.log'));
 
 const AS_NOBODY = ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', '--'];
 
@@ -241,16 +229,9 @@ describe('nightly.sh on a static inventory, run by an unprivileged controller', 
     inventory = outs.inventory;
     const repo = join(work, 'apt');
     aptRepository(repo);
-    const host = inventory.hosts[0];
-    assert.ok(host, 'host a');
-    const log = new HostLog(join(work, 'ssh-test.log'));
-    const conn = await connectHost(host, log, Date.now() + 120_000);
-    try {
-      await conn.pushDir(repo, '/srv/bookworm', ['dists', 'pool']);
-    } finally {
-      conn.close();
-      await log.close();
-    }
+    await withHost(inventory, 'a', join(work, 'ssh-test.log'), (conn) =>
+      conn.pushDir(repo, '/srv/bookworm', ['dists', 'pool']),
+    );
     // Both machines' apt: only that repository (the lab's network reaches no mirror);
     // copy://, not file://: mmdebstrap's chroot cannot see the host's folders.
     for (const name of ['a', 'b']) {
@@ -268,17 +249,7 @@ echo 'deb [trusted=yes] copy:///srv/bookworm bookworm main' > /etc/apt/sources.l
     writeFileSync(
       inventoryFile,
       stringify({
-        hosts: inventory.hosts.map((h) => ({
-          name: h.name,
-          profile: h.profile,
-          address: h.address,
-          port: h.port,
-          user: h.user,
-          key: `${h.name}.key`,
-          hostKey: h.hostKey,
-          dataDisk: h.dataDisk,
-          dedicated: true,
-        })),
+        hosts: inventoryEntries(inventory, (host) => `${host}.key`).map((h) => ({ ...h, dedicated: true })),
       }),
     );
     writeFileSync(

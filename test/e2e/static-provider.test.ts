@@ -16,11 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { connectHost } from '../../lab/ssh/connect.ts';
 import type { Inventory } from '../../lab/targets/types.ts';
-import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { cliRunner } from './cli.ts';
+import { inventoryEntries, onHost as onLabHost } from './lab-hosts.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-static-'));
 const stateDir = join(work, 'state');
@@ -78,32 +77,8 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function onHost(inventory: Inventory, name: string, command: string): Promise<string> {
-  const host = inventory.hosts.find((h) => h.name === name);
-  assert.ok(host, 'host');
-  const log = new HostLog(join(work, 'ssh-test.log'));
-  const conn = await connectHost(host, log, Date.now() + 60_000);
-  try {
-    return (await conn.run(command)).stdout;
-  } finally {
-    conn.close();
-    await log.close();
-  }
-}
-
-/** The inventory file's entries for hosts made by the provider. */
-function inventoryEntries(inventory: Inventory) {
-  return inventory.hosts.map((h) => ({
-    name: h.name,
-    profile: h.profile,
-    address: h.address,
-    port: h.port,
-    user: h.user,
-    key: h.privateKeyPath,
-    hostKey: h.hostKey,
-    dataDisk: h.dataDisk,
-  }));
-}
+const onHost = (inventory: Inventory, name: string, command: string) =>
+  onLabHost(inventory, name, command, join(work, 'ssh-test.log'));
 
 /** The owner's own daemon.json (no networking either: containers here run --network none). */
 const OWNER_DAEMON_JSON = '{ "bridge": "none", "iptables": false, "labels": ["owner=me"] }';

@@ -81,7 +81,10 @@ describe('lifecycle.tsv disk columns: good rows', () => {
     assert.equal(value(values, 'df_containers_bytes', 'run'), 2);
     assert.equal(value(values, 'df_volumes_bytes', 'rm'), 0);
     assert.equal(value(values, 'thin_data_percent', 'run'), undefined, 'no thin pool on overlay2');
-    assert.ok(values.every((v) => v.unit === (v.metric === 'seconds' ? 's' : 'B')));
+    assert.ok(
+      values.every((v) => v.unit === (v.metric === 'seconds' ? 's' : 'B')),
+      'seconds in s, every disk value in bytes',
+    );
   });
 
   it('devicemapper: data% and metadata% of the pool, and its data bytes as size × data%', () => {
@@ -284,6 +287,7 @@ describe('the disk table per driver and phase', () => {
       md.includes(
         '| phase | host (driver) | held since start | data root, du | system df: images | system df: containers | n |',
       ),
+      'the disk table has no thin pool columns without a pool',
     );
     const timingsOnly = samplesOf('ext4', 'overlay2-ext4', overlayRows).filter((s) => s.metric === 'seconds');
     assert.doesNotMatch((await render(run(timingsOnly))).md, /disk use after each phase/);

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadLabDefinition } from '../../lab/definition/load.ts';
-import { toolImageNames } from '../../lab/phases/prepare.ts';
+import { toolImageNames } from '../../lab/phases/tool-images.ts';
 import { makePlan } from '../../lab/plan/plan.ts';
 import { createRunDir } from '../../lab/record/layout.ts';
 import { controllerSources, toolImageTag } from '../../lab/toolimages/toolimages.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { UserError } from '../../lab/errors.ts';
-import { checkToolImagesObtainable } from '../../lab/phases/prepare.ts';
+import { checkToolImagesObtainable } from '../../lab/phases/tool-images.ts';
 import { checkReturnedImage } from '../../lab/toolimages/host-build.ts';
 import { controllerCannotBuild, toolImageTag } from '../../lab/toolimages/toolimages.ts';
 import { aptSourcesUnder } from '../../lab/util/apt-sources.ts';

@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import { PROFILES, type TargetKind } from '../catalog.js';
+import type { LabDefinition } from '../definition/schema.js';
+import { enabledScenarios } from '../definition/schema.js';
+import { LabError, UserError } from '../errors.js';
+import { cacheRoot } from '../paths.js';
+import { labOwnsHost, pushGuestFiles } from '../prepare/prepare.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { connectHost } from '../ssh/connect.js';
+import { sessionOver } from '../ssh/session.js';
+import type { Inventory, InventoryHost } from '../targets/types.js';
+import { buildOnHost, hostAptSources } from '../toolimages/host-build.js';
+import {
+  type ToolImage,
+  cachedToolImage,
+  controllerCannotBuild,
+  controllerSources,
+  ensureToolImage,
+  latestCachedTag,
+  toolImageTag,
+} from '../toolimages/toolimages.js';
+import { type HostLog, say } from '../util/log.js';
+import { hostLogFor } from './logs.js';
+
+/*
+ * Where a lab's tool images come from: the controller builds them when it
+ * can (root, mmdebstrap, apt sources); otherwise a Debian host of the lab
+ * does, once the hosts answer; a lab with no such host takes the cache's.
+ */
+
+/** The tool images the lab's enabled scenarios run in, each once. */
+export function toolImageNames(lab: LabDefinition): string[] {
+  return [...new Set(enabledScenarios(lab).flatMap((n) => [...SCENARIOS[n].toolImages]))];
+}
+
+/**
+ * The lab's tool images before any host is up: built (or found) on the
+ * controller when it can build them; otherwise named in `onHost`, for a
+ * Debian host of the lab to build once the hosts answer.
+ */
+export interface LabToolImages {
+  ready: ToolImage[];
+  onHost: string[];
+}
+
+/** Hosts that can build tool images: Debian ones (apt), layerlab's own first (they may install mmdebstrap). */
+function builderCandidates(target: TargetKind, hosts: readonly InventoryHost[]): InventoryHost[] {
+  const debian = hosts.filter((h) => PROFILES[h.profile].image === 'debian');
+  return [...debian.filter((h) => labOwnsHost(target, h)), ...debian.filter((h) => !labOwnsHost(target, h))];
+}
+
+/**
+ * Refuses, before anything starts (exit 2), a lab whose tool images nobody
+ * could build: a controller that cannot, no Debian host in the lab, and an
+ * image the cache does not hold.
+ */
+export async function checkToolImagesObtainable(lab: LabDefinition): Promise<void> {
+  const cannot = controllerCannotBuild();
+  if (!cannot || lab.hosts.some((h) => PROFILES[h.profile].image === 'debian')) return;
+  const missing: string[] = [];
+  for (const name of toolImageNames(lab)) if (!(await latestCachedTag(name))) missing.push(name);
+  if (missing.length === 0) return;
+  throw new UserError(
+    `tool image(s) ${missing.join(', ')} cannot be built for lab ${lab.name}: this controller cannot (${cannot}) and the lab has no Debian host to build on (Flatcar has no apt). Fix: run this lab once with a Debian host added, or once on a root Debian controller with mmdebstrap, zstd and Debian 12 apt sources; both fill ${join(cacheRoot(), 'tools')}`,
+  );
+}
+
+/** Builds (or finds in the cache) on the controller every tool image the lab needs, if the controller can. */
+export async function gatherToolImages(lab: LabDefinition, log: HostLog): Promise<LabToolImages> {
+  const names = toolImageNames(lab);
+  if (controllerCannotBuild()) {
+    if (lab.hosts.some((h) => PROFILES[h.profile].image === 'debian')) return { ready: [], onHost: names };
+    // No host can build: the cache's latest of each (checkToolImagesObtainable made sure there is one).
+    const ready: ToolImage[] = [];
+    for (const name of names) {
+      const tag = await latestCachedTag(name);
+      const image = tag && (await cachedToolImage(name, tag));
+      if (!image) throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}`);
+      ready.push(image);
+    }
+    return { ready, onHost: [] };
+  }
+  const ready: ToolImage[] = [];
+  for (const name of names) {
+    ready.push(await ensureToolImage(name, log, () => say(`building tool image ${name} from Debian packages (once)`)));
+  }
+  return { ready, onHost: [] };
+}
+
+/**
+ * The tool images in `names`, each from the cache when a build with the
+ * builder host's apt sources is there, else built on that host: the first
+ * candidate that is layerlab's or already has mmdebstrap.
+ */
+export async function toolImagesFromLabHost(
+  lab: LabDefinition,
+  inventory: Inventory,
+  names: readonly string[],
+  deadline: number,
+): Promise<ToolImage[]> {
+  const target = inventory.target;
+  const hostLog = hostLogFor(lab);
+  for (const host of builderCandidates(target, inventory.hosts)) {
+    const hlog = hostLog(host.name);
+    const conn = await connectHost(host, hlog, deadline);
+    try {
+      const owned = labOwnsHost(target, host);
+      if (!owned && (await conn.exec('command -v mmdebstrap >/dev/null')).code !== 0) continue;
+      await pushGuestFiles(sessionOver(conn));
+      const sources = await hostAptSources(conn, join(cacheRoot(), 'tools', `.sources-${process.pid}`));
+      const images: ToolImage[] = [];
+      for (const name of names) {
+        const cached = await cachedToolImage(name, await toolImageTag(name, sources.pieces));
+        if (!cached)
+          say(
+            `${host.name}: building tool image ${name} from Debian packages (the controller cannot: ${controllerCannotBuild()})`,
+          );
+        images.push(cached ?? (await buildOnHost(conn, name, sources, owned)));
+      }
+      return images;
+    } finally {
+      conn.close();
+      await hlog.close();
+    }
+  }
+  throw new LabError(
+    `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}: the controller cannot (${controllerCannotBuild()}), and no Debian host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or build on a root Debian controller once`,
+    { phase: 'tool-image' },
+  );
+}
+
+/** The content tag of every tool image the lab needs, by name (recorded in a run's manifest). */
+export async function currentImageTags(lab: LabDefinition): Promise<Record<string, string>> {
+  const tags: Record<string, string> = {};
+  const cannot = controllerCannotBuild();
+  for (const name of toolImageNames(lab)) {
+    // A controller that cannot build runs what the last prepare brought into its cache.
+    const tag = cannot ? await latestCachedTag(name) : await toolImageTag(name, await controllerSources());
+    if (!tag)
+      throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}: run \`layerlab up\` first`);
+    tags[name] = tag;
+  }
+  return tags;
+}
