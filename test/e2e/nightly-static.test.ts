@@ -33,6 +33,8 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import type { Inventory } from '../../lab/targets/types.ts';
+import { isOurProcess } from '../../lab/util/proc.ts';
+import { cliRunner } from './cli.ts';
 import { inventoryEntries, onHost as onLabHost, withHost } from './lab-hosts.ts';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -76,8 +78,11 @@ const userEnv = {
 };
 
 let vmsMade = false;
+/** The VMs' pids as the local target recorded them: the last resort if deleting the lab fails. */
+let vmPids: { pid?: number; dir: string }[] = [];
 after(async () => {
   if (vmsMade) await deleteLocalLab(VM_LAB).catch((err) => console.error(`deleting the VMs: ${err}`));
+  for (const vm of vmPids) if (vm.pid && isOurProcess(vm.pid, vm.dir)) process.kill(vm.pid, 'SIGKILL');
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -199,7 +204,7 @@ function chownTree(path: string): void {
   }
 }
 
-/** Whether the machine's Docker runs: down must give it back as it found it. */
+/** Whether the machine's Docker runs: each night's down must give it back as the night found it. */
 const DOCKER_STATE = 'echo "docker $(systemctl is-active docker.service || true)"';
 
 /**
@@ -227,6 +232,14 @@ describe('nightly.sh on a static inventory, run by an unprivileged controller', 
     const outs = await createLocalLab({ labFile: vmLabFile, labName: VM_LAB, definitionHash: 'nightly-e2e' });
     vmsMade = true;
     inventory = outs.inventory;
+    const state = JSON.parse(readFileSync(join(rootState, 'labs', VM_LAB, 'state.json'), 'utf8'));
+    vmPids = Object.values(state.hosts as Record<string, { pid?: number; dir: string }>);
+    // The provider prepared them for lab nsvm; a static `down` of that lab gives
+    // them back as they were before layerlab, so the nights find owner's machines.
+    const rootInventory = join(work, 'vms-hosts.yaml');
+    writeFileSync(rootInventory, stringify({ hosts: inventoryEntries(inventory) }));
+    const cleaned = await cliRunner(work, process.env)('down', '--lab', vmLabFile, '--inventory', rootInventory);
+    assert.equal(cleaned.code, 0, `static down of the provider's lab: ${cleaned.stderr}`);
     const repo = join(work, 'apt');
     aptRepository(repo);
     await withHost(inventory, 'a', join(work, 'ssh-test.log'), (conn) =>
