@@ -17,7 +17,11 @@ import {
   toolImageTag,
 } from './toolimages.js';
 
-/** Larger than any tool image (the biggest, mariadb's, is ~45 MB compressed): a guest cannot fill the cache. */
+/**
+ * Larger than any tool image (the biggest, mariadb's, is ~45 MB compressed):
+ * a bigger archive is refused before it is hashed or cached. (The pull that
+ * brings it, like every pull, does not cap what it writes on the way.)
+ */
 const MAX_ARCHIVE_BYTES = 4 * 1024 ** 3;
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 
