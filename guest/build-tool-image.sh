@@ -23,6 +23,12 @@ for sources in "$@"; do
   esac
   [ -f "$sources" ] || ll_die "apt sources file $sources is missing"
 done
+# The sources are used as they are: only a bookworm host builds bookworm's packages.
+release="$(. /etc/os-release && echo "${ID:-}/${VERSION_CODENAME:-}")"
+if [ "$release" != debian/bookworm ]; then
+  echo "layerlab: this host runs $release, not debian/bookworm: tool images are built from Debian 12 only" >&2
+  exit 3
+fi
 if ! command -v mmdebstrap > /dev/null; then
   if [ "${LL_MAY_INSTALL:-0}" != 1 ]; then
     echo "layerlab: mmdebstrap is not installed on this host, and the host is not layerlab's to change" >&2

@@ -38,12 +38,13 @@ lvs -a -o +devices > lvs.txt 2>&1 || true
 docker images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
 # The tool images loaded here and the sha256 of the archive each came from
 # (load-image.sh checked the bytes against it): equal on every host, same bytes.
-# Two engine calls in all, not one per image: each costs a second or more under TCG.
-mapfile -t tool_refs < <(ll_engine images --filter label=layerlab.lab --format '{{.Repository}}:{{.Tag}}' 2> /dev/null | sort -u)
+# One inspect for all (a second or more per engine call under TCG); podman's
+# localhost/ prefix dropped so docker and podman hosts read alike.
+mapfile -t tool_ids < <(ll_engine images -q --filter label=layerlab.archive-sha256 2> /dev/null | sort -u)
 : > tool-images.txt
-if [ "${#tool_refs[@]}" -gt 0 ]; then
-  ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' "${tool_refs[@]}" 2> /dev/null |
-    paste -d ' ' <(printf '%s\n' "${tool_refs[@]}") - > tool-images.txt || true
+if [ "${#tool_ids[@]}" -gt 0 ]; then
+  ll_engine image inspect -f '{{range .RepoTags}}{{.}} {{end}}{{index .Config.Labels "layerlab.archive-sha256"}}' "${tool_ids[@]}" 2> /dev/null |
+    sed 's#localhost/##g' | sort > tool-images.txt || true
 fi
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Loads a tool image (zstd-compressed rootfs tar on stdin) as TAG, labelled
 # layerlab.lab=$LL_LAB (cleanup.sh removes it by that label) and with the
-# archive's sha256, unless present. The bytes are checked against
+# archive's sha256, unless that image is there already. The bytes are checked against
 # LL_SHA256 (the controller's hash of its cached archive) before the engine
 # sees them: every host runs exactly what the controller holds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ll_require LL_LAB LL_SHA256
 tag="$1"
-if ll_engine image inspect -f '{{json .Config.Labels}}' "$tag" 2>/dev/null | grep -q '"layerlab.lab"'; then
+# Loaded before from the same bytes: nothing to do. (The same tag from other
+# bytes — a mirror that moved on, a load before hashes were kept — is replaced.)
+if ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' "$tag" 2> /dev/null | grep -qx -- "$LL_SHA256"; then
   cat > /dev/null
   exit 0
 fi

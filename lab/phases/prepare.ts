@@ -27,15 +27,18 @@ export async function prepareHosts(
   const hostLog = hostLogFor(lab);
   const { inventory } = provisioned;
   if (inventory.hosts.every((h) => provisioned.isPrepared(h.name))) return;
+  const building = Date.now();
   const images = toolImages.onHost.length
     ? [...toolImages.ready, ...(await toolImagesFromLabHost(lab, inventory, toolImages.onHost, deadline))]
     : toolImages.ready;
+  // A build on a lab host can take many minutes: the other hosts' time to answer starts after it.
+  const hostsDeadline = deadline + (Date.now() - building);
   const results = await Promise.allSettled(
     inventory.hosts.map(async (host) => {
       if (provisioned.isPrepared(host.name)) return;
       const hlog = hostLog(host.name);
       try {
-        const conn = await connectHost(host, hlog, deadline);
+        const conn = await connectHost(host, hlog, hostsDeadline);
         try {
           say(`${host.name}: ssh up after ${formatDuration(Date.now() - started)}; preparing`);
           await prepareHost(conn, host, images, say, { name: lab.name, target: inventory.target });

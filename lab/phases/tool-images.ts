@@ -1,13 +1,14 @@
 import { join } from 'node:path';
-import { PROFILES, type TargetKind } from '../catalog.js';
+import { PROFILES } from '../catalog.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { enabledScenarios } from '../definition/schema.js';
-import { LabError, UserError } from '../errors.js';
+import { LabError, UserError, errorMessage } from '../errors.js';
 import { cacheRoot } from '../paths.js';
-import { labOwnsHost, pushGuestFiles } from '../prepare/prepare.js';
+import { labOwnsHost, pushGuestFiles, waitForFirstBoot } from '../prepare/prepare.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import { connectHost } from '../ssh/connect.js';
 import { sessionOver } from '../ssh/session.js';
+import type { SshConnection } from '../ssh/transport.js';
 import type { Inventory, InventoryHost } from '../targets/types.js';
 import { buildOnHost, hostAptSources } from '../toolimages/host-build.js';
 import {
@@ -43,10 +44,21 @@ export interface LabToolImages {
   onHost: string[];
 }
 
-/** Hosts that can build tool images: Debian ones (apt), layerlab's own first (they may install mmdebstrap). */
-function builderCandidates(target: TargetKind, hosts: readonly InventoryHost[]): InventoryHost[] {
-  const debian = hosts.filter((h) => PROFILES[h.profile].image === 'debian');
-  return [...debian.filter((h) => labOwnsHost(target, h)), ...debian.filter((h) => !labOwnsHost(target, h))];
+/**
+ * Whether a host of the lab can build tool images: Debian 12 (apt with
+ * bookworm's packages; a sources file is used as it is, so a Debian 13 host
+ * would build trixie's), not Flatcar.
+ */
+function canBuildOn(lab: LabDefinition, name: string): boolean {
+  const host = lab.hosts.find((h) => h.name === name);
+  return !!host && PROFILES[host.profile].image === 'debian' && host.os === 'debian-12';
+}
+
+/** Hosts that can build tool images, layerlab's own first (they may install mmdebstrap). */
+function builderCandidates(lab: LabDefinition, inventory: Inventory): InventoryHost[] {
+  const able = inventory.hosts.filter((h) => canBuildOn(lab, h.name));
+  const owned = (h: InventoryHost) => labOwnsHost(inventory.target, h);
+  return [...able.filter(owned), ...able.filter((h) => !owned(h))];
 }
 
 /**
@@ -56,12 +68,12 @@ function builderCandidates(target: TargetKind, hosts: readonly InventoryHost[]):
  */
 export async function checkToolImagesObtainable(lab: LabDefinition): Promise<void> {
   const cannot = controllerCannotBuild();
-  if (!cannot || lab.hosts.some((h) => PROFILES[h.profile].image === 'debian')) return;
+  if (!cannot || lab.hosts.some((h) => canBuildOn(lab, h.name))) return;
   const missing: string[] = [];
   for (const name of toolImageNames(lab)) if (!(await latestCachedTag(name))) missing.push(name);
   if (missing.length === 0) return;
   throw new UserError(
-    `tool image(s) ${missing.join(', ')} cannot be built for lab ${lab.name}: this controller cannot (${cannot}) and the lab has no Debian host to build on (Flatcar has no apt). Fix: run this lab once with a Debian host added, or once on a root Debian controller with mmdebstrap, zstd and Debian 12 apt sources; both fill ${join(cacheRoot(), 'tools')}`,
+    `tool image(s) ${missing.join(', ')} cannot be built for lab ${lab.name}: this controller cannot (${cannot}) and the lab has no Debian 12 host to build on (Flatcar has no apt). Fix: run this lab once with a Debian 12 host added, or once on a root Debian controller with mmdebstrap, zstd and Debian 12 apt sources; both fill ${join(cacheRoot(), 'tools')}`,
   );
 }
 
@@ -69,16 +81,9 @@ export async function checkToolImagesObtainable(lab: LabDefinition): Promise<voi
 export async function gatherToolImages(lab: LabDefinition, log: HostLog): Promise<LabToolImages> {
   const names = toolImageNames(lab);
   if (controllerCannotBuild()) {
-    if (lab.hosts.some((h) => PROFILES[h.profile].image === 'debian')) return { ready: [], onHost: names };
+    if (lab.hosts.some((h) => canBuildOn(lab, h.name))) return { ready: [], onHost: names };
     // No host can build: the cache's latest of each (checkToolImagesObtainable made sure there is one).
-    const ready: ToolImage[] = [];
-    for (const name of names) {
-      const tag = await latestCachedTag(name);
-      const image = tag && (await cachedToolImage(name, tag));
-      if (!image) throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}`);
-      ready.push(image);
-    }
-    return { ready, onHost: [] };
+    return { ready: await cachedLatest(lab, names), onHost: [] };
   }
   const ready: ToolImage[] = [];
   for (const name of names) {
@@ -87,10 +92,41 @@ export async function gatherToolImages(lab: LabDefinition, log: HostLog): Promis
   return { ready, onHost: [] };
 }
 
+/** The cache's latest image of each name (for a lab where no host can build). */
+async function cachedLatest(lab: LabDefinition, names: readonly string[]): Promise<ToolImage[]> {
+  const images: ToolImage[] = [];
+  for (const name of names) {
+    const tag = await latestCachedTag(name);
+    const image = tag && (await cachedToolImage(name, tag, lab.name));
+    if (!image) throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}`);
+    images.push(image);
+  }
+  return images;
+}
+
+/** The images in `names` on one builder host: cached for its apt sources, else built there. */
+async function imagesOnHost(lab: LabDefinition, conn: SshConnection, owned: boolean, names: readonly string[]) {
+  await waitForFirstBoot(conn); // cloud-init may still be installing packages and writing apt sources
+  await pushGuestFiles(sessionOver(conn));
+  const sources = await hostAptSources(conn, join(cacheRoot(), 'tools', `.sources-${process.pid}`));
+  const images: ToolImage[] = [];
+  for (const name of names) {
+    const cached = await cachedToolImage(name, await toolImageTag(name, sources.pieces), lab.name);
+    if (!cached) {
+      say(
+        `${conn.endpoint.name}: building tool image ${name} from Debian packages (the controller cannot: ${controllerCannotBuild()})`,
+      );
+    }
+    images.push(cached ?? (await buildOnHost(conn, name, sources, owned, lab.name)));
+  }
+  return images;
+}
+
 /**
  * The tool images in `names`, each from the cache when a build with the
  * builder host's apt sources is there, else built on that host: the first
- * candidate that is layerlab's or already has mmdebstrap.
+ * Debian 12 candidate that is layerlab's or already has mmdebstrap. With no
+ * such host, the cache's latest, if it has them.
  */
 export async function toolImagesFromLabHost(
   lab: LabDefinition,
@@ -98,33 +134,30 @@ export async function toolImagesFromLabHost(
   names: readonly string[],
   deadline: number,
 ): Promise<ToolImage[]> {
-  const target = inventory.target;
   const hostLog = hostLogFor(lab);
-  for (const host of builderCandidates(target, inventory.hosts)) {
+  for (const host of builderCandidates(lab, inventory)) {
     const hlog = hostLog(host.name);
-    const conn = await connectHost(host, hlog, deadline);
     try {
-      const owned = labOwnsHost(target, host);
-      if (!owned && (await conn.exec('command -v mmdebstrap >/dev/null')).code !== 0) continue;
-      await pushGuestFiles(sessionOver(conn));
-      const sources = await hostAptSources(conn, join(cacheRoot(), 'tools', `.sources-${process.pid}`));
-      const images: ToolImage[] = [];
-      for (const name of names) {
-        const cached = await cachedToolImage(name, await toolImageTag(name, sources.pieces));
-        if (!cached)
-          say(
-            `${host.name}: building tool image ${name} from Debian packages (the controller cannot: ${controllerCannotBuild()})`,
-          );
-        images.push(cached ?? (await buildOnHost(conn, name, sources, owned)));
+      const conn = await connectHost(host, hlog, deadline);
+      try {
+        const owned = labOwnsHost(inventory.target, host);
+        if (!owned && (await conn.exec('command -v mmdebstrap >/dev/null')).code !== 0) continue;
+        return await imagesOnHost(lab, conn, owned, names);
+      } catch (err) {
+        throw new LabError(`building tool images on ${host.name} failed: ${errorMessage(err)} (log: ${hlog.path})`, {
+          phase: 'tool-image',
+        });
+      } finally {
+        conn.close();
       }
-      return images;
     } finally {
-      conn.close();
       await hlog.close();
     }
   }
+  const cached = await cachedLatest(lab, names).catch(() => undefined);
+  if (cached) return cached;
   throw new LabError(
-    `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}: the controller cannot (${controllerCannotBuild()}), and no Debian host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or build on a root Debian controller once`,
+    `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}, and the cache does not hold them: the controller cannot (${controllerCannotBuild()}), and no Debian 12 host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or run once on a root Debian controller`,
     { phase: 'tool-image' },
   );
 }
@@ -135,7 +168,7 @@ export async function currentImageTags(lab: LabDefinition): Promise<Record<strin
   const cannot = controllerCannotBuild();
   for (const name of toolImageNames(lab)) {
     // A controller that cannot build runs what the last prepare brought into its cache.
-    const tag = cannot ? await latestCachedTag(name) : await toolImageTag(name, await controllerSources());
+    const tag = cannot ? await latestCachedTag(name, lab.name) : await toolImageTag(name, await controllerSources());
     if (!tag)
       throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}: run \`layerlab up\` first`);
     tags[name] = tag;

@@ -39,6 +39,13 @@ export async function pushGuestFiles(host: Pick<HostSession, 'exec' | 'push'>): 
   await host.push(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios', BUILDER_ENTRY]);
 }
 
+/** Cloud hosts install their packages (and write apt sources) at first boot: waits until cloud-init is done. */
+export async function waitForFirstBoot(conn: SshConnection): Promise<void> {
+  await conn.run('if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null || true; fi', {
+    timeoutMs: 20 * 60_000,
+  });
+}
+
 /**
  * Makes a host ready for trials: guest files, the storage profile (idempotent
  * on the host), dockerd without networking, and the tool images.
@@ -50,10 +57,7 @@ export async function prepareHost(
   progress: (message: string) => void,
   lab: { name: string; target: TargetKind },
 ): Promise<void> {
-  // Cloud hosts install their packages at first boot: wait until cloud-init is done.
-  await conn.run('if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null || true; fi', {
-    timeoutMs: 20 * 60_000,
-  });
+  await waitForFirstBoot(conn);
   await pushGuestFiles(sessionOver(conn));
   progress(`${host.name}: applying profile ${host.profile}`);
   const profile = PROFILES[host.profile];
@@ -66,9 +70,9 @@ export async function prepareHost(
     { timeoutMs: 10 * 60_000 },
   );
   for (const image of images) {
-    // Already loaded with a lab's label (a second up, a static machine): skip the upload.
+    // Already loaded from these very bytes (a second up, a static machine): skip the upload.
     // Asked of the profile's engine: podman keeps its own image store.
-    const labelled = `${profile.engine} image inspect -f '{{json .Config.Labels}}' ${shellQuote(image.tag)} 2>/dev/null | grep -q '"layerlab.lab"'`;
+    const labelled = `${profile.engine} image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' ${shellQuote(image.tag)} 2>/dev/null | grep -qx ${shellQuote(image.sha256)}`;
     if ((await conn.exec(labelled)).code === 0) continue;
     progress(`${host.name}: loading tool image ${image.tag}`);
     await conn.pipeFile(

@@ -1,4 +1,4 @@
-import { open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LabError } from '../errors.js';
 import { REMOTE_ROOT } from '../paths.js';
@@ -9,6 +9,7 @@ import { type NamedBytes, namedFile } from '../util/hash.js';
 import { envCommand, shellQuote } from '../util/shell.js';
 import {
   ARCHIVE,
+  BUILT_ON_HOST,
   type ToolImage,
   cachedToolImage,
   readRecipe,
@@ -38,13 +39,23 @@ export interface HostSources {
  */
 export async function hostAptSources(conn: SshConnection, scratch: string): Promise<HostSources> {
   await rm(scratch, { recursive: true, force: true });
+  // Regular files only: one symbolic link (a leftover .save) would make the safe unpacking refuse the whole pull.
   const list =
-    'set -euo pipefail; cd /; set --; for f in etc/apt/sources.list etc/apt/sources.list.d; do [ ! -e "$f" ] || set -- "$@" "$f"; done; tar -cf - --files-from /dev/null "$@"';
-  await conn.pullCommand(`bash -c ${shellQuote(list)}`, scratch);
-  const paths = aptSourcesUnder(scratch);
-  const pieces = await Promise.all(paths.map(async (p) => namedFile(p, await readFile(join(scratch, p)))));
-  await rm(scratch, { recursive: true, force: true });
-  return { paths, pieces };
+    'set -euo pipefail; cd /; { find etc/apt/sources.list etc/apt/sources.list.d -maxdepth 1 -type f \\( -name sources.list -o -name "*.list" -o -name "*.sources" \\) -print0 2>/dev/null || true; } | tar -cf - --null --files-from -';
+  try {
+    await conn.pullCommand(`bash -c ${shellQuote(list)}`, scratch);
+    const paths = aptSourcesUnder(scratch);
+    if (paths.length === 0) {
+      throw new LabError('no apt sources in /etc/apt/sources.list{,.d}: this host cannot build tool images', {
+        host: conn.endpoint.name,
+        phase: 'tool-image',
+      });
+    }
+    const pieces = await Promise.all(paths.map(async (p) => namedFile(p, await readFile(join(scratch, p)))));
+    return { paths, pieces };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -73,10 +84,12 @@ export async function checkReturnedImage(dir: string, where: { host: string; pha
     await fd.close();
   }
   if (!head.equals(ZSTD_MAGIC)) throw new LabError(`${ARCHIVE} from the host is not zstd-compressed`, where);
-  const claimed = (await readFile(join(dir, 'image.sha256'), 'utf8')).trim();
+  const claimedFile = join(dir, 'image.sha256');
+  const claimedInfo = await stat(claimedFile);
+  const claimed = claimedInfo.isFile() && claimedInfo.size <= 128 ? (await readFile(claimedFile, 'utf8')).trim() : '';
+  if (!/^[0-9a-f]{64}$/.test(claimed)) throw new LabError('image.sha256 from the host is not a sha256 in hex', where);
   const actual = await sha256Of(archive);
-  if (claimed !== actual)
-    throw new LabError(`${ARCHIVE} hashes to ${actual}, the host said ${claimed.slice(0, 80)}`, where);
+  if (claimed !== actual) throw new LabError(`${ARCHIVE} hashes to ${actual}, the host said ${claimed}`, where);
 }
 
 /**
@@ -90,6 +103,7 @@ export async function buildOnHost(
   name: string,
   sources: HostSources,
   mayInstall: boolean,
+  lab: string,
 ): Promise<ToolImage> {
   readRecipe(name); // a malformed recipe is refused here, not after minutes on a host
   const tag = await toolImageTag(name, sources.pieces);
@@ -104,12 +118,19 @@ export async function buildOnHost(
       name,
       ...sources.paths,
     ]);
-    await conn.pullCommand(build, incoming, 60 * 60_000);
-    await checkReturnedImage(incoming, where);
-    await rename(join(incoming, ARCHIVE), join(dir, ARCHIVE));
-    await rm(incoming, { recursive: true, force: true });
+    try {
+      await conn.pullCommand(build, incoming, 60 * 60_000);
+      await checkReturnedImage(incoming, where);
+      await writeFile(
+        join(dir, BUILT_ON_HOST),
+        `${conn.endpoint.name} ${conn.endpoint.address}:${conn.endpoint.port}\n`,
+      );
+      await rename(join(incoming, ARCHIVE), join(dir, ARCHIVE));
+    } finally {
+      await rm(incoming, { recursive: true, force: true });
+    }
   });
-  const image = await cachedToolImage(name, tag);
+  const image = await cachedToolImage(name, tag, lab);
   if (!image) throw new LabError(`tool image ${name}: nothing in ${dir} after the host's build`, where);
   return image;
 }

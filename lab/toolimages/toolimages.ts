@@ -77,10 +77,18 @@ export function toolCacheDir(tag: string): string {
   return join(cacheRoot(), 'tools', tag.replace(/[/:]/g, '-'));
 }
 
-/** Names the image a controller that cannot build uses next time: the last one built or loaded. */
-function latestPointer(name: string): string {
-  return join(cacheRoot(), 'tools', `${name}.latest`);
+/**
+ * The image of `name` a controller that cannot build runs next: per lab (what
+ * that lab's last prepare loaded, so another lab's prepare cannot change a
+ * run's tag under it), or, for a lab with no host that can build, the last
+ * one this cache received for any lab.
+ */
+function latestPointer(name: string, lab?: string): string {
+  return lab ? join(cacheRoot(), 'tools', 'latest', lab, name) : join(cacheRoot(), 'tools', `${name}.latest`);
 }
+
+/** Marks an image a lab host built: a controller that can build makes its own instead of trusting it. */
+export const BUILT_ON_HOST = 'built-on-host';
 
 export async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -88,17 +96,21 @@ export async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The cached image of `tag`, if its build finished; remembered as the latest of its name. */
-export async function cachedToolImage(name: string, tag: string): Promise<ToolImage | undefined> {
+/** The cached image of `tag`, if its build finished; remembered as the latest of its name (and of `lab`'s). */
+export async function cachedToolImage(name: string, tag: string, lab?: string): Promise<ToolImage | undefined> {
   const archive = join(toolCacheDir(tag), ARCHIVE);
   if (!existsSync(archive)) return undefined;
   await writeFile(latestPointer(name), `${tag}\n`);
+  if (lab) {
+    await mkdir(join(latestPointer(name, lab), '..'), { recursive: true });
+    await writeFile(latestPointer(name, lab), `${tag}\n`);
+  }
   return { name, tag, archive, sha256: await sha256Of(archive) };
 }
 
-/** The tag of the last image of `name` this cache built or received, if it still holds it. */
-export async function latestCachedTag(name: string): Promise<string | undefined> {
-  const tag = (await readFile(latestPointer(name), 'utf8').catch(() => '')).trim();
+/** The tag of the last image of `name` this cache received (for `lab`, or for any lab), if it still holds it. */
+export async function latestCachedTag(name: string, lab?: string): Promise<string | undefined> {
+  const tag = (await readFile(latestPointer(name, lab), 'utf8').catch(() => '')).trim();
   return tag && existsSync(join(toolCacheDir(tag), ARCHIVE)) ? tag : undefined;
 }
 
@@ -106,6 +118,8 @@ export async function latestCachedTag(name: string): Promise<string | undefined>
 export async function ensureToolImage(name: string, log: HostLog, onBuild?: () => void): Promise<ToolImage> {
   const tag = await toolImageTag(name, await controllerSources());
   const dir = toolCacheDir(tag);
+  // The same sources text on a lab host gives the same tag: build our own rather than run a host's.
+  if (existsSync(join(dir, BUILT_ON_HOST))) await rm(dir, { recursive: true, force: true });
   await ensureBuilt(dir, ARCHIVE, async () => {
     onBuild?.();
     await mkdir(dir, { recursive: true });

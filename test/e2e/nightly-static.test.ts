@@ -234,6 +234,17 @@ describe('nightly.sh on a static inventory, run by an unprivileged controller', 
     inventory = outs.inventory;
     const state = JSON.parse(readFileSync(join(rootState, 'labs', VM_LAB, 'state.json'), 'utf8'));
     vmPids = Object.values(state.hosts as Record<string, { pid?: number; dir: string }>);
+    // A damaged transfer: the host refuses bytes whose sha256 is not the controller's.
+    const damaged = await withHost(inventory, 'b', join(work, 'ssh-test.log'), (conn) =>
+      conn.exec(
+        `env LL_LAB=${VM_LAB} LL_SHA256=${'0'.repeat(64)} bash /opt/layerlab/guest/load-image.sh layerlab/damaged:1`,
+        {
+          stdin: 'not the archive the controller hashed',
+        },
+      ),
+    );
+    assert.equal(damaged.code, 1, `load-image.sh refuses the damaged archive: ${damaged.stderr}`);
+    assert.match(damaged.stderr, /the archive received hashes to [0-9a-f]{64}, not 0{64}/);
     // The provider prepared them for lab nsvm; a static `down` of that lab gives
     // them back as they were before layerlab, so the nights find owner's machines.
     const rootInventory = join(work, 'vms-hosts.yaml');

@@ -15,12 +15,23 @@ import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { UserError } from '../../lab/errors.ts';
 import { checkToolImagesObtainable } from '../../lab/phases/tool-images.ts';
 import { checkReturnedImage } from '../../lab/toolimages/host-build.ts';
-import { controllerCannotBuild, toolImageTag } from '../../lab/toolimages/toolimages.ts';
+import {
+  ARCHIVE,
+  cachedToolImage,
+  controllerCannotBuild,
+  latestCachedTag,
+  toolCacheDir,
+  toolImageTag,
+} from '../../lab/toolimages/toolimages.ts';
 import { aptSourcesUnder } from '../../lab/util/apt-sources.ts';
 import { namedFile } from '../../lab/util/hash.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-toolhost-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+
+function zstdBytes(): Buffer {
+  return spawnSync('zstd', ['-q', '-c'], { input: Buffer.from('a tar would be here') }).stdout;
+}
 
 function hostRoot(name: string, files: Record<string, string>): string {
   const root = join(work, name);
@@ -69,11 +80,18 @@ describe('what a host sends back', () => {
     if (extra) writeFileSync(join(dir, extra), 'x');
     return dir;
   }
-  const zst = spawnSync('zstd', ['-q', '-c'], { input: Buffer.from('a tar would be here') }).stdout;
+  const zst = zstdBytes();
 
   it('accepts exactly a zstd archive whose bytes hash to what the host said', async () => {
     assert.ok(zst.length > 4, 'zstd made an archive');
     await checkReturnedImage(returned('good', zst), where);
+  });
+
+  it('refuses an image.sha256 that is not a sha256 in hex', async () => {
+    await assert.rejects(
+      checkReturnedImage(returned('not-hex', zst, `${'z'.repeat(64)}\n\u001b[31m`), where),
+      /image\.sha256 from the host is not a sha256 in hex/,
+    );
   });
 
   it('refuses another file beside them, a non-zstd archive, and a wrong hash', async () => {
@@ -122,7 +140,7 @@ repetitions: 1
       const lab = parseLabDefinition(flatcarOnly, 'labs/fc.yaml');
       await assert.rejects(checkToolImagesObtainable(lab), (err: Error) => {
         assert.ok(err instanceof UserError, 'a UserError (exit 2)');
-        assert.match(err.message, /tool image\(s\) fio cannot be built for lab fc: .*no Debian host.*Fix: /);
+        assert.match(err.message, /tool image\(s\) fio cannot be built for lab fc: .*no Debian 12 host.*Fix: /);
         return true;
       });
       const withDebian = parseLabDefinition(
@@ -130,10 +148,45 @@ repetitions: 1
         'labs/fc.yaml',
       );
       await checkToolImagesObtainable(withDebian);
+      const withTrixie = parseLabDefinition(
+        flatcarOnly.replace('hosts:\n', 'hosts:\n  - { name: d, profile: overlay2-ext4, os: debian-13 }\n'),
+        'labs/fc.yaml',
+      );
+      await assert.rejects(
+        checkToolImagesObtainable(withTrixie),
+        /no Debian 12 host/,
+        'a Debian 13 host builds no tool image',
+      );
     } finally {
       process.env.PATH = saved.path;
       if (saved.cache === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_CACHE');
       else process.env.LAYERLAB_CACHE = saved.cache;
+    }
+  });
+});
+
+describe('which image a controller that cannot build runs', () => {
+  it("is per lab: another lab's prepare does not change this lab's tag", async () => {
+    const saved = process.env.LAYERLAB_CACHE;
+    process.env.LAYERLAB_CACHE = join(work, 'pointer-cache');
+    try {
+      for (const tag of ['layerlab/fio:aaaa', 'layerlab/fio:bbbb']) {
+        mkdirSync(toolCacheDir(tag), { recursive: true });
+        writeFileSync(join(toolCacheDir(tag), ARCHIVE), zstdBytes());
+      }
+      await cachedToolImage('fio', 'layerlab/fio:aaaa', 'lab-a');
+      await cachedToolImage('fio', 'layerlab/fio:bbbb', 'lab-b');
+      assert.equal(
+        await latestCachedTag('fio', 'lab-a'),
+        'layerlab/fio:aaaa',
+        'lab-a keeps the image its prepare loaded',
+      );
+      assert.equal(await latestCachedTag('fio', 'lab-b'), 'layerlab/fio:bbbb', 'lab-b has its own');
+      assert.equal(await latestCachedTag('fio'), 'layerlab/fio:bbbb', 'the cache-wide latest is the last one received');
+      assert.equal(await latestCachedTag('fio', 'lab-c'), undefined, 'a lab never prepared here has none');
+    } finally {
+      if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_CACHE');
+      else process.env.LAYERLAB_CACHE = saved;
     }
   });
 });
