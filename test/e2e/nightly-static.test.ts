@@ -209,12 +209,15 @@ const DOCKER_STATE = 'echo "docker $(systemctl is-active docker.service || true)
 
 /**
  * What a night leaves on a machine: Docker as it was before (DOCKER_STATE),
- * and nothing of layerlab's (Docker is started to be looked into).
+ * and nothing of layerlab's. A stopped Docker is started to be looked into,
+ * then stopped again, so the next night finds the machine as this one did.
  */
 const LEFT_OVER = `${DOCKER_STATE}; for d in /opt/layerlab /var/lib/layerlab; do [ ! -e "$d" ] || echo "$d"; done
+was_active=0; systemctl is-active --quiet docker.service && was_active=1
 systemctl start docker.service
 docker ps -aq --filter label=layerlab.lab; docker volume ls -q --filter label=layerlab.lab
-docker image ls --filter label=layerlab.lab=nightly-e2e --format '{{.Repository}}:{{.Tag}}'`;
+docker image ls --filter label=layerlab.lab=nightly-e2e --format '{{.Repository}}:{{.Tag}}'
+[ "$was_active" = 1 ] || systemctl stop docker.service docker.socket`;
 
 describe('nightly.sh on a static inventory, run by an unprivileged controller', { timeout: 80 * 60_000 }, () => {
   let inventory: Inventory;
