@@ -157,7 +157,7 @@ export async function toolImagesFromLabHost(
   const cached = await cachedLatest(lab, names).catch(() => undefined);
   if (cached) return cached;
   throw new LabError(
-    `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}, and the cache does not hold them: the controller cannot (${controllerCannotBuild()}), and no Debian 12 host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or run once on a root Debian controller`,
+    `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}, and the cache does not hold them: the controller cannot (${controllerCannotBuild()}), and no Debian 12 host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or build them once as root on a Debian controller with this cache (LAYERLAB_CACHE=${cacheRoot()})`,
     { phase: 'tool-image' },
   );
 }
