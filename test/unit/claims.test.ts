@@ -9,6 +9,7 @@ import { type LoadedRun, recordedLab } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
 import { answerClaims, calibrationRows, calibrationSection } from '../../lab/report/claims.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { runInMemory } from './run-fixture.ts';
 
 const HOSTS = [
   { name: 'xfs', profile: 'overlay2-xfs' },
@@ -41,19 +42,8 @@ function sample(
   };
 }
 
-function run(samples: Sample[], hosts = HOSTS): LoadedRun {
-  return {
-    dir: '/nonexistent',
-    manifest: {
-      runId: 'r',
-      lab: { name: 't', hosts, mounts: ['layer', 'volume', 'bind', 'hostshare'] } as { name: string },
-    },
-    samples,
-    journal: [],
-    env: new Map(),
-    noise: [],
-  };
-}
+const run = (samples: Sample[], hosts = HOSTS) =>
+  runInMemory(samples, { hosts, mounts: ['layer', 'volume', 'bind', 'hostshare'] });
 
 /** Five repetitions with ±2% jitter around `base`. */
 const reps = (base: number) => [0.98, 1.0, 1.02, 0.99, 1.01].map((f) => base * f);

@@ -6,15 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeRun } from '../../lab/analyze/analysis.ts';
-import type { LoadedRun } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
-import { buildReport } from '../../lab/report/build.ts';
-import { renderHtml } from '../../lab/report/html.ts';
-import { renderMarkdown } from '../../lab/report/markdown.ts';
 import { SCENARIOS } from '../../lab/scenarios/index.ts';
 import { bytesText } from '../../lab/scenarios/lifecycle/disk-report.ts';
 import { humanBytes } from '../../lab/scenarios/lifecycle/disk.ts';
+import { renderRun, runInMemory } from './run-fixture.ts';
 
 const HEADER =
   'phase\tcontainers\tseconds\tdata_root_bytes\tdf_images\tdf_containers\tdf_volumes\tthin_data_percent\tthin_metadata_percent\tthin_pool_bytes';
@@ -198,32 +194,15 @@ function samplesOf(host: string, profile: string, rows: () => string[][]): Sampl
   );
 }
 
-function run(samples: Sample[]): LoadedRun {
-  return {
-    dir: '/nonexistent',
-    manifest: {
-      runId: 'r',
-      lab: {
-        name: 't',
-        hosts: [
-          { name: 'ext4', profile: 'overlay2-ext4' },
-          { name: 'dm', profile: 'devicemapper-lvm' },
-        ],
-        mounts: ['layer'],
-        repetitions: 2,
-      } as { name: string },
-    },
-    samples,
-    journal: [],
-    env: new Map(),
-    noise: [],
-  };
-}
-
-const render = async (loaded: LoadedRun) => {
-  const model = buildReport(loaded, analyzeRun(loaded));
-  return { md: renderMarkdown(model), html: await renderHtml(model) };
-};
+const run = (samples: Sample[]) =>
+  runInMemory(samples, {
+    hosts: [
+      { name: 'ext4', profile: 'overlay2-ext4' },
+      { name: 'dm', profile: 'devicemapper-lvm' },
+    ],
+    mounts: ['layer'],
+    repetitions: 2,
+  });
 
 describe('the disk table per driver and phase', () => {
   it('report.md and report.html: phases down, drivers side by side, thin pool columns for devicemapper', async () => {
@@ -231,7 +210,7 @@ describe('the disk table per driver and phase', () => {
       ...samplesOf('ext4', 'overlay2-ext4', overlayRows),
       ...samplesOf('dm', 'devicemapper-lvm', dmRows),
     ];
-    const { md, html } = await render(run(samples));
+    const { md, html } = await renderRun(run(samples));
     const table = md.slice(md.indexOf('### disk use after each phase, per driver'));
     assert.ok(
       table.includes(
@@ -282,7 +261,7 @@ describe('the disk table per driver and phase', () => {
   });
 
   it('without a thin pool the thin columns are left out; without disk samples there is no table', async () => {
-    const { md } = await render(run(samplesOf('ext4', 'overlay2-ext4', overlayRows)));
+    const { md } = await renderRun(run(samplesOf('ext4', 'overlay2-ext4', overlayRows)));
     assert.ok(
       md.includes(
         '| phase | host (driver) | held since start | data root, du | system df: images | system df: containers | n |',
@@ -290,7 +269,7 @@ describe('the disk table per driver and phase', () => {
       'the disk table has no thin pool columns without a pool',
     );
     const timingsOnly = samplesOf('ext4', 'overlay2-ext4', overlayRows).filter((s) => s.metric === 'seconds');
-    assert.doesNotMatch((await render(run(timingsOnly))).md, /disk use after each phase/);
+    assert.doesNotMatch((await renderRun(run(timingsOnly))).md, /disk use after each phase/);
   });
 
   it('bytes in powers of 1000 with four significant digits, as system df prints them', () => {

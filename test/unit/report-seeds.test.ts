@@ -10,13 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { analyzeRun } from '../../lab/analyze/analysis.ts';
 import { type LoadedRun, loadRun } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
-import { buildReport } from '../../lab/report/build.ts';
-import { renderHtml } from '../../lab/report/html.ts';
-import { renderMarkdown } from '../../lab/report/markdown.ts';
-import { writeRun } from './run-fixture.ts';
+import { renderRun, runInMemory, writeRun } from './run-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-seeds-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,15 +29,10 @@ function runWithFio(name: string, fio: Record<string, unknown>, repetitions: unk
   return loadRun(runDir);
 }
 
-const render = async (run: LoadedRun) => {
-  const model = buildReport(run, analyzeRun(run));
-  return { md: renderMarkdown(model), html: await renderHtml(model) };
-};
-
 describe("parameters unlike the seed's, under each claim", () => {
   it('report.md and report.html list each one with the seed value, this run value and the seed words', async () => {
     const run = runWithFio('small', { size: '8M', runtime: 1, ramp: 0, iodepth: 16 }, { min: 5, max: 5 });
-    const { md, html } = await render(run);
+    const { md, html } = await renderRun(run);
     const lines = [
       'unlike the seed: fio file size — seed: 512 MiB; this run: 8 MiB (seed 003 line 35: “--size=512M”)',
       'unlike the seed: fio runtime per job — seed: 15 s; this run: 1 s (seed 003 line 35: “--runtime=15”)',
@@ -66,7 +57,7 @@ describe("parameters unlike the seed's, under each claim", () => {
 
   it("a run at the seed's parameters lists none of them as unlike", async () => {
     const run = runWithFio('at-seed', { size: '512M', runtime: 15, ramp: 2, iodepth: 32 }, 3);
-    const { md } = await render(run);
+    const { md } = await renderRun(run);
     assert.doesNotMatch(md, / {2}- unlike the seed:/);
     assert.match(
       md,
@@ -77,7 +68,7 @@ describe("parameters unlike the seed's, under each claim", () => {
   it('a run whose lab recorded no parameters (an old run) says so instead of guessing', async () => {
     const runDir = join(dir, 'old');
     writeRun(runDir);
-    const { md } = await render(loadRun(runDir));
+    const { md } = await renderRun(loadRun(runDir));
     assert.match(md, /unlike the seed: fio file size — seed: 512 MiB; this run: not recorded/);
   });
 });
@@ -85,27 +76,15 @@ describe("parameters unlike the seed's, under each claim", () => {
 /** Five repetitions at ±2% around `base`. */
 const reps = (base: number) => [0.98, 1.0, 1.02, 0.99, 1.01].map((f) => base * f);
 
-function scenarioRun(samples: Sample[]): LoadedRun {
-  return {
-    dir: '/nonexistent',
-    manifest: {
-      runId: 'r',
-      lab: {
-        name: 't',
-        hosts: [
-          { name: 'xfs', profile: 'overlay2-xfs' },
-          { name: 'dm', profile: 'devicemapper-lvm' },
-        ],
-        mounts: ['layer'],
-        repetitions: 5,
-      } as { name: string },
-    },
-    samples,
-    journal: [],
-    env: new Map(),
-    noise: [],
-  };
-}
+const scenarioRun = (samples: Sample[]) =>
+  runInMemory(samples, {
+    hosts: [
+      { name: 'xfs', profile: 'overlay2-xfs' },
+      { name: 'dm', profile: 'devicemapper-lvm' },
+    ],
+    mounts: ['layer'],
+    repetitions: 5,
+  });
 
 const sample = (host: string, scenario: string, rep: number, value: number, labels: Record<string, string>) =>
   ({
@@ -134,7 +113,7 @@ describe('comparisons inside a scenario', () => {
         ] as const
       ).flatMap(([method, s]) => reps(s).map((v, i) => sample(host, 'backup', i + 1, v, { method }))),
     );
-    const { md } = await render(scenarioRun(samples));
+    const { md } = await renderRun(scenarioRun(samples));
     assert.match(
       md,
       /\| host dm \| method \| seconds \(lower is better\) \| host-bind vs helper-container \| 5\/5 \| host-bind is 33% lower — better \(ratio 0\.67/,
@@ -158,7 +137,7 @@ describe('comparisons inside a scenario', () => {
         reps(host === 'dm' ? dm : overlay).map((v, i) => sample(host, 'lifecycle', i + 1, v, { phase })),
       ),
     );
-    const { md, html } = await render(scenarioRun(samples));
+    const { md, html } = await renderRun(scenarioRun(samples));
     const table = md.slice(md.indexOf('### devicemapper against overlay2, phase by phase'));
     assert.match(
       table,
@@ -174,7 +153,7 @@ describe('comparisons inside a scenario', () => {
       'the phase table in report.html',
     );
     // Without a devicemapper host there is nothing to set beside the seed.
-    const { md: overlayOnly } = await render(scenarioRun(samples.filter((s) => s.host === 'xfs')));
+    const { md: overlayOnly } = await renderRun(scenarioRun(samples.filter((s) => s.host === 'xfs')));
     assert.doesNotMatch(overlayOnly, /phase by phase/);
   });
 });

@@ -1,5 +1,36 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { analyzeRun } from '../../lab/analyze/analysis.ts';
+import type { LoadedRun } from '../../lab/record/load.ts';
+import type { Sample } from '../../lab/record/samples.ts';
+import { buildReport } from '../../lab/report/build.ts';
+import { renderHtml } from '../../lab/report/html.ts';
+import { renderMarkdown } from '../../lab/report/markdown.ts';
+
+/** The lab fields a report reads from a run's manifest (name and the rest are filled in). */
+interface MemoryLab {
+  hosts: readonly { name: string; profile: string }[];
+  mounts: readonly string[];
+  repetitions?: number;
+}
+
+/** A loaded run held in memory, as `loadRun` would return it: `samples` of a lab named t. */
+export function runInMemory(samples: Sample[], lab: MemoryLab): LoadedRun {
+  return {
+    dir: '/nonexistent',
+    manifest: { runId: 'r', lab: { name: 't', ...lab } as { name: string } },
+    samples,
+    journal: [],
+    env: new Map(),
+    noise: [],
+  };
+}
+
+/** report.md and report.html of a loaded run, as `layerlab report` renders them. */
+export async function renderRun(run: LoadedRun): Promise<{ md: string; html: string }> {
+  const model = buildReport(run, analyzeRun(run));
+  return { md: renderMarkdown(model), html: await renderHtml(model) };
+}
 
 /** A run folder as the runner writes it, with made-up but plausible numbers. */
 export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {}): void {
