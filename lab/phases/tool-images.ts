@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { PROFILES } from '../catalog.js';
-import type { LabDefinition } from '../definition/schema.js';
+import type { HostDefinition, LabDefinition } from '../definition/schema.js';
 import { enabledScenarios } from '../definition/schema.js';
 import { LabError, UserError, errorMessage } from '../errors.js';
 import { cacheRoot } from '../paths.js';
@@ -49,14 +49,14 @@ export interface LabToolImages {
  * bookworm's packages; a sources file is used as it is, so a Debian 13 host
  * would build trixie's), not Flatcar.
  */
-function canBuildOn(lab: LabDefinition, name: string): boolean {
-  const host = lab.hosts.find((h) => h.name === name);
-  return !!host && PROFILES[host.profile].image === 'debian' && host.os === 'debian-12';
+function canBuildOn(host: HostDefinition): boolean {
+  return PROFILES[host.profile].image === 'debian' && host.os === 'debian-12';
 }
 
 /** Hosts that can build tool images, layerlab's own first (they may install mmdebstrap). */
 function builderCandidates(lab: LabDefinition, inventory: Inventory): InventoryHost[] {
-  const able = inventory.hosts.filter((h) => canBuildOn(lab, h.name));
+  const builders = new Set(lab.hosts.filter(canBuildOn).map((h) => h.name));
+  const able = inventory.hosts.filter((h) => builders.has(h.name));
   const owned = (h: InventoryHost) => labOwnsHost(inventory.target, h);
   return [...able.filter(owned), ...able.filter((h) => !owned(h))];
 }
@@ -68,7 +68,7 @@ function builderCandidates(lab: LabDefinition, inventory: Inventory): InventoryH
  */
 export async function checkToolImagesObtainable(lab: LabDefinition): Promise<void> {
   const cannot = controllerCannotBuild();
-  if (!cannot || lab.hosts.some((h) => canBuildOn(lab, h.name))) return;
+  if (!cannot || lab.hosts.some(canBuildOn)) return;
   const missing: string[] = [];
   for (const name of toolImageNames(lab)) if (!(await latestCachedTag(name))) missing.push(name);
   if (missing.length === 0) return;
@@ -81,7 +81,7 @@ export async function checkToolImagesObtainable(lab: LabDefinition): Promise<voi
 export async function gatherToolImages(lab: LabDefinition, log: HostLog): Promise<LabToolImages> {
   const names = toolImageNames(lab);
   if (controllerCannotBuild()) {
-    if (lab.hosts.some((h) => canBuildOn(lab, h.name))) return { ready: [], onHost: names };
+    if (lab.hosts.some(canBuildOn)) return { ready: [], onHost: names };
     // No host can build: the cache's latest of each (checkToolImagesObtainable made sure there is one).
     return { ready: await cachedLatest(lab, names), onHost: [] };
   }
