@@ -233,6 +233,7 @@ describe('restoring', () => {
       {
         hostname: hostile,
         keys: {
+          clientPrivate: 'unused by the script',
           hostPrivate: '-----BEGIN KEY-----\nabc\n-----END KEY-----',
           hostPublic: 'ssh-ed25519 HOST',
           clientPublic: 'ssh-ed25519 CLIENT',
@@ -247,6 +248,8 @@ describe('restoring', () => {
     assert.match(script, /ioctl\(\$f, 0x5207, 0\)/, 'RNDRESEEDCRNG');
     assert.match(script, /ssh_host_ed25519_key\.new\n/);
     assert.match(script, /'ssh-ed25519 CLIENT' > \/root\/.ssh\/authorized_keys/);
+    assert.match(script, /\nsystemctl restart ssh\.service\n/, 'sshd ≥ 9.8 serves only the keys it started with');
+    assert.doesNotMatch(script, /unused by the script/, 'the login key stays on the controller');
     assert.equal(spawnSync('bash', ['-n'], { input: script }).status, 0, 'valid bash');
     // The hostile hostname reaches printf and hostname as one literal word.
     const hostLines = script.split('\n').filter((l) => l.includes('pwned'));
@@ -265,6 +268,6 @@ describe('restoring', () => {
       assert.equal(echoed.stdout, `${hostile}|`, line);
     }
     const clockOnly = refreshScript({}, 0, Buffer.alloc(64));
-    assert.doesNotMatch(clockOnly, /authorized_keys|hostname/, 'a paused guest keeps its identity');
+    assert.doesNotMatch(clockOnly, /authorized_keys|hostname|systemctl/, 'a paused guest keeps its identity and its sshd');
   });
 });

@@ -177,7 +177,7 @@ export async function resumeRestored(vmDir: string, timeoutMs = 120_000): Promis
 /** What a restored (or paused) guest gets: the time, fresh randomness, and — restored only — its own identity. */
 export interface GuestRefresh {
   hostname?: string;
-  keys?: Pick<HostKeys, 'hostPrivate' | 'hostPublic' | 'clientPublic'>;
+  keys?: HostKeys;
 }
 
 /**
@@ -187,7 +187,11 @@ export interface GuestRefresh {
  * guest would otherwise draw the same numbers as every other copy; the
  * bytes are mixed in and the CRNG reseeded at once (RNDRESEEDCRNG; perl-base
  * is essential in Debian). Host key, authorized key and hostname: each lab
- * pins its own. sshd reads its host key for every new connection. Nothing
+ * pins its own. The listening sshd is restarted for the new host key: since
+ * OpenSSH 9.8 (Debian 13) it loads host keys once and hands them to every
+ * sshd-session, so a file written afterwards is never served. Debian's
+ * ssh.service kills only the listener (KillMode=process), so this session
+ * survives, and `restart` returns when the new one is ready. Nothing
  * else in a guest must be unique: each VM is alone on its own user-mode
  * network, so machine-id and boot_id (shared by copies) reach no peer.
  */
@@ -206,6 +210,7 @@ export function refreshScript(refresh: GuestRefresh, now = Date.now(), seed = ra
       'mv -f /etc/ssh/ssh_host_ed25519_key.new /etc/ssh/ssh_host_ed25519_key',
       `printf '%s\\n' ${shellQuote(hostPublic.trim())} > /etc/ssh/ssh_host_ed25519_key.pub`,
       `printf '%s\\n' ${shellQuote(clientPublic.trim())} > /root/.ssh/authorized_keys`,
+      'systemctl restart ssh.service',
     );
   }
   if (refresh.hostname) {
@@ -217,14 +222,20 @@ export function refreshScript(refresh: GuestRefresh, now = Date.now(), seed = ra
   return `${lines.join('\n')}\n`;
 }
 
-/** Logs in with the credentials the guest has now and refreshes it (refreshScript). */
+/**
+ * Logs in with the credentials the guest has now and refreshes it
+ * (refreshScript). A new identity is then proven by logging in with it, so
+ * a guest still serving the template's host key fails here, at `up`, and not
+ * at the run's first trial.
+ */
 export async function refreshGuest(
   endpoint: { name: string; port: number; privateKey: string; hostKey: string },
   refresh: GuestRefresh,
   log: HostLog,
   deadline: number,
 ): Promise<void> {
-  const conn = await SshConnection.connect({ ...endpoint, address: '127.0.0.1', user: 'root' }, log, deadline);
+  const at = { address: '127.0.0.1', user: 'root' };
+  const conn = await SshConnection.connect({ ...endpoint, ...at }, log, deadline);
   try {
     await conn.run('bash -s', { stdin: refreshScript(refresh), timeoutMs: 60_000 });
   } catch (err) {
@@ -232,4 +243,12 @@ export async function refreshGuest(
   } finally {
     conn.close();
   }
+  if (!refresh.keys) return;
+  const { clientPrivate, hostPublic } = refresh.keys;
+  const renewed = await SshConnection.connect(
+    { ...endpoint, ...at, privateKey: clientPrivate, hostKey: hostPublic.trim() },
+    log,
+    deadline,
+  );
+  renewed.close();
 }
