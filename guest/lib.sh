@@ -18,8 +18,12 @@ LL_FSTAB=/etc/fstab
 # Bind-mount sources sit beside docker's data, on the same filesystem as volumes,
 # so layer/volume/bind compare mount mechanisms and not disks.
 LL_BIND_ROOT=/var/lib/docker/layerlab-bind
-# Where the local target's shared host folder (virtiofs tag llshare) is mounted.
+# Where the local target's shared host folders are mounted: virtiofs (tag
+# llshare, mount kind hostshare) and NFSv4 (hostshare-nfs; the server is
+# forwarded to 10.0.2.100:2049 by the VM's user-mode NIC, lab/targets/local/nfs-share.ts).
 LL_SHARE_ROOT=/mnt/layerlab-share
+LL_NFS_ROOT=/mnt/layerlab-nfs
+LL_NFS_SOURCE=10.0.2.100:/share
 # Podman's storage (graphroot) on the data disk, beside volumes and bind sources.
 LL_PODMAN_ROOT=$LL_DOCKER_DIR/podman
 LL_PODMAN_CONF=/etc/containers/storage.conf
@@ -102,12 +106,30 @@ ll_elapsed() {
   awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'
 }
 
-# Mounts the VM host's shared folder (mount kind hostshare) unless it is mounted.
+# Mounts the VM host's shared folder of mount kind $1 (hostshare or
+# hostshare-nfs) unless it is mounted; sets LL_SHARED to where it is.
 ll_hostshare_mount() {
-  mountpoint -q "$LL_SHARE_ROOT" && return 0
-  mkdir -p "$LL_SHARE_ROOT"
-  mount -t virtiofs llshare "$LL_SHARE_ROOT" 2>/dev/null ||
-    ll_die "mount kind hostshare: no shared folder on this host (virtiofs tag llshare); only local VMs of a lab that lists hostshare have one"
+  local kind="$1" err
+  case "$kind" in
+    hostshare) LL_SHARED="$LL_SHARE_ROOT" ;;
+    hostshare-nfs) LL_SHARED="$LL_NFS_ROOT" ;;
+    *) ll_die "not a shared-folder mount kind: $kind" ;;
+  esac
+  mountpoint -q "$LL_SHARED" && return 0
+  mkdir -p "$LL_SHARED"
+  case "$kind" in
+    hostshare)
+      mount -t virtiofs llshare "$LL_SHARED" 2>/dev/null ||
+        ll_die "mount kind hostshare: no shared folder on this host (virtiofs tag llshare); only local VMs of a lab that lists hostshare have one"
+      ;;
+    hostshare-nfs)
+      # NFSv4.2 over TCP, hard (as Vagrant's NFS shares), mounted by the kernel
+      # itself (no mount.nfs in the guest image): addr= is the server's address.
+      err="$(mount -t nfs4 -o "vers=4.2,proto=tcp,port=2049,addr=${LL_NFS_SOURCE%%:*},hard,timeo=600" \
+        "$LL_NFS_SOURCE" "$LL_SHARED" 2>&1)" ||
+        ll_die "mount kind hostshare-nfs: cannot mount $LL_NFS_SOURCE ($err); only local VMs of a lab that lists hostshare-nfs have an NFS server"
+      ;;
+  esac
 }
 
 # Creates directory $1 (mode 0700) unless it exists, and refuses one that
@@ -472,11 +494,11 @@ ll_mount_setup() {
       mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
       LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_BIND_ROOT/$LL_MOUNT_NAME"
       ;;
-    hostshare)
-      ll_hostshare_mount
-      rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME"
-      mkdir -p -- "$LL_SHARE_ROOT/$LL_MOUNT_NAME"
-      LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_SHARE_ROOT/$LL_MOUNT_NAME"
+    hostshare | hostshare-nfs)
+      ll_hostshare_mount "$kind"
+      rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME"
+      mkdir -p -- "$LL_SHARED/$LL_MOUNT_NAME"
+      LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_SHARED/$LL_MOUNT_NAME"
       ;;
     *) ll_die "unknown mount kind: $kind" ;;
   esac
@@ -490,7 +512,7 @@ ll_mount_cleanup() {
   case "${LL_MOUNT_KIND:-}" in
     volume) docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true ;;
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
-    hostshare) rm -rf -- "${LL_SHARE_ROOT:?}/$LL_MOUNT_NAME" ;;
+    hostshare | hostshare-nfs) rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME" ;;
   esac
 }
 

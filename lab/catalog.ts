@@ -174,6 +174,8 @@ export interface MountSpec {
   description: string;
   /** Targets that can provide it (a host folder exists only where the VM's host is ours). */
   targets: readonly TargetKind[];
+  /** A folder of the VM's host, and the mechanism that shares it into the VM (absent: the VM's own disks). */
+  share?: 'virtiofs' | 'nfs';
 }
 
 export const MOUNT_KINDS = {
@@ -184,11 +186,27 @@ export const MOUNT_KINDS = {
     // The analogue of boot2docker's vboxsf and Docker for Mac's osxfs (seeds 000, 002).
     description: "a folder of the VM's host shared into the VM (virtiofs), bind-mounted into the container",
     targets: ['local'],
+    share: 'virtiofs',
+  },
+  'hostshare-nfs': {
+    // The Vagrant CoreOS box's NFS share in seed 002 (55 MB/s against vboxsf's 1.16 MB/s).
+    description:
+      "a folder of the VM's host exported over NFSv4 by nfs-ganesha on 127.0.0.1, reached through the VM's user-mode network, bind-mounted into the container",
+    targets: ['local'],
+    share: 'nfs',
   },
 } as const satisfies Record<string, MountSpec>;
 
 export type MountKind = keyof typeof MOUNT_KINDS;
 export const MOUNT_KIND_NAMES = Object.keys(MOUNT_KINDS) as [MountKind, ...MountKind[]];
+
+/** The kinds whose data lives in a folder of the VM's host, each with its sharing mechanism. */
+export const SHARED_FOLDER_MOUNTS = MOUNT_KIND_NAMES.filter((k) => (MOUNT_KINDS[k] as MountSpec).share);
+
+/** The share mechanisms a lab's mount kinds need on the local target. */
+export function sharesOf(mounts: readonly MountKind[]): Set<NonNullable<MountSpec['share']>> {
+  return new Set(mounts.flatMap((k) => (MOUNT_KINDS[k] as MountSpec).share ?? []));
+}
 
 /**
  * Pairs of mount kinds that are the same mechanism by construction: on every

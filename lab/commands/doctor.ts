@@ -55,6 +55,20 @@ function toolChecks(): Check[] {
     fix: 'apt-get install -y --no-install-recommends qemu-system-common',
     optional: true,
   });
+  for (const [cmd, pkg] of [
+    ['ganesha.nfsd', 'nfs-ganesha nfs-ganesha-vfs'],
+    ['socat', 'socat'],
+  ] as const) {
+    const path = which(cmd);
+    checks.push({
+      what: cmd,
+      ok: !!path,
+      detail: path ?? 'missing (only mount kind hostshare-nfs needs it)',
+      aptPackage: pkg,
+      fix: `apt-get install -y --no-install-recommends ${pkg}`,
+      optional: true,
+    });
+  }
   return checks;
 }
 

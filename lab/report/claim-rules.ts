@@ -1,7 +1,7 @@
 import type { ScenarioAnalysis } from '../analyze/analysis.js';
 import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import { MIN_RUNS } from '../analyze/verdict.js';
-import { PROFILES, type ProfileName } from '../catalog.js';
+import { MOUNT_KIND_NAMES, PROFILES, type ProfileName, SHARED_FOLDER_MOUNTS } from '../catalog.js';
 import type { RecordedLab } from '../record/load.js';
 import type { ClaimAnswer } from './model.js';
 
@@ -106,15 +106,17 @@ export function rowsOf(analysis: readonly ScenarioAnalysis[], scenario: string):
   return analysis.find((a) => a.name === scenario)?.comparisons ?? [];
 }
 
-/** Mount kinds whose data lives on the VM's own disks (hostshare's lives on its host). */
-export const VM_LOCAL_MOUNTS = ['layer', 'volume', 'bind'];
+/** Mount kinds whose data lives on the VM's own disks (the hostshare kinds' lives on its host). */
+export const VM_LOCAL_MOUNTS: readonly string[] = MOUNT_KIND_NAMES.filter((k) => !SHARED_FOLDER_MOUNTS.includes(k));
 
 /** Each host's storage driver, from its profile in the catalog. */
 export function driverOf(lab: RecordedLab): Map<string, string> {
   return new Map(lab.hosts.map((h) => [h.name, PROFILES[h.profile as ProfileName]?.storageDriver ?? '']));
 }
 
-/** Mount comparisons of one metric between hostshare and the VM-local kinds. */
+const isShared = (mount: string) => (SHARED_FOLDER_MOUNTS as readonly string[]).includes(mount);
+
+/** Mount comparisons of one metric between a shared folder (any hostshare kind) and the VM-local kinds. */
 export function hostshareRows(
   analysis: readonly ScenarioAnalysis[],
   scenario: string,
@@ -125,7 +127,10 @@ export function hostshareRows(
     (r) =>
       r.axis === 'mount' &&
       r.metric.name === metric &&
-      [r.a, r.b].includes('hostshare') &&
-      local.includes(r.a === 'hostshare' ? r.b : r.a),
+      isShared(r.a) !== isShared(r.b) &&
+      local.includes(isShared(r.a) ? r.b : r.a),
   );
 }
+
+/** The shared-folder side of a hostshareRows row. */
+export const sharedSide = (row: { a: string; b: string }) => (isShared(row.a) ? row.a : row.b);

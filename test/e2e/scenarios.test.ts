@@ -1,8 +1,10 @@
 /**
  * Every scenario on a real local VM at tiny sizes, on every mount kind it
- * supports, hostshare (virtiofs) included: `layerlab all`, then assertions on
- * the samples, the report's sections and seed claims, `layerlab parse` of each
- * raw file, and that nothing is left running.
+ * supports, the shared folders included (hostshare over virtiofs,
+ * hostshare-nfs from nfs-ganesha on this machine): `layerlab all`, then
+ * assertions on the samples, the report's sections and seed claims, `layerlab
+ * parse` of each raw file, and that nothing is left running: no VM, no share
+ * server, no socat forwarding to it.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,14 +35,30 @@ scenarios:
   permissions: {}
   lifetime: {}
   backup: { largeFiles: 20, largeSize: 64k, smallFiles: 200, smallSize: 200 }
-mounts: [layer, volume, bind, hostshare]
+mounts: [layer, volume, bind, hostshare, hostshare-nfs]
 repetitions: 1
 `,
 );
+/** Pids of running processes with an argument equal to `arg`. */
+function processesNaming(arg: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(arg);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 const env = { ...process.env, LAYERLAB_HOME: stateDir, LAYERLAB_RESULTS: resultsDir };
 const layerlab = cliRunner(work, env);
 
-type HostState = { name: string; dir: string; pid?: number; sharePid?: number };
+type HostState = { name: string; dir: string; pid?: number; sharePid?: number; nfsPid?: number; nfsPort?: number };
+const SHARED = ['hostshare', 'hostshare-nfs'];
+const ALL_MOUNTS = ['layer', 'volume', 'bind', ...SHARED];
 let recorded: HostState[] = [];
 const statePath = join(stateDir, 'labs', LAB, 'state.json');
 
@@ -49,6 +67,7 @@ after(async () => {
   for (const h of recorded) {
     if (h.pid && isOurProcess(h.pid, h.dir)) process.kill(h.pid, 'SIGKILL');
     if (h.sharePid && isOurProcess(h.sharePid, h.dir)) process.kill(h.sharePid, 'SIGKILL');
+    if (h.nfsPid && isOurProcess(h.nfsPid, h.dir)) process.kill(h.nfsPid, 'SIGKILL');
   }
   rmSync(work, { recursive: true, force: true });
 });
@@ -59,13 +78,17 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
   const of = (scenario: string, metric: string, mount?: string) =>
     samples.filter((s) => s.scenario === scenario && s.metric === metric && (!mount || s.mount === mount));
 
-  it('all: up (with a virtiofs share), 16 trials, report, down', async () => {
+  it('all: up (with a virtiofs share and an NFS server), 19 trials, report, down', async () => {
     const r = await layerlab('all', '--lab', labFile, '--keep');
     assert.equal(r.code, 0, r.stderr.slice(-3000));
     recorded = Object.values(JSON.parse(readFileSync(statePath, 'utf8')).hosts as Record<string, HostState>);
     assert.ok(
       recorded.every((h) => h.sharePid && isOurProcess(h.sharePid, h.dir)),
       'virtiofsd runs beside the VM while the lab is up',
+    );
+    assert.ok(
+      recorded.every((h) => h.nfsPid && isOurProcess(h.nfsPid, h.dir) && h.nfsPort),
+      'nfs-ganesha runs beside the VM while the lab is up',
     );
     const [runId] = readdirSync(resultsDir).filter((d) => d.includes(LAB));
     assert.ok(runId, 'a run folder');
@@ -75,11 +98,11 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Sample);
     const journal = readFileSync(join(dir, 'journal.ndjson'), 'utf8');
-    assert.equal((journal.match(/"state":"done"/g) ?? []).length, 16, journal);
+    assert.equal((journal.match(/"state":"done"/g) ?? []).length, 19, journal);
   });
 
-  it('fio and dbench ran on all four mount kinds, hostshare included', () => {
-    for (const mount of ['layer', 'volume', 'bind', 'hostshare']) {
+  it('fio and dbench ran on all five mount kinds, both shared folders included', () => {
+    for (const mount of ALL_MOUNTS) {
       assert.equal(of('fio', 'bw', mount).length, 4, `fio bw of 4 jobs on ${mount}`);
       const [throughput] = of('dbench', 'throughput', mount);
       assert.ok(throughput && throughput.value > 0, `dbench throughput on ${mount}`);
@@ -89,13 +112,15 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
   });
 
   it('db-import imported the whole dump into a fresh datadir on every mount kind', () => {
-    for (const mount of ['layer', 'volume', 'bind', 'hostshare']) {
+    for (const mount of ALL_MOUNTS) {
       const [seconds] = of('db-import', 'seconds', mount);
       assert.ok(seconds && seconds.value > 0, `import seconds on ${mount}`);
       assert.ok((of('db-import', 'rows_per_second', mount)[0]?.value ?? 0) > 0, `rows/s on ${mount}`);
     }
-    const tsv = readFileSync(join(dir, 'trials', 'r1-a-db-import-hostshare', 'db-import.tsv'), 'utf8');
-    assert.match(tsv, /page=(\d+)\/\1,revision=(\d+)\/\2,text=(\d+)\/\3/, 'row counts equal the dump');
+    for (const mount of SHARED) {
+      const tsv = readFileSync(join(dir, 'trials', `r1-a-db-import-${mount}`, 'db-import.tsv'), 'utf8');
+      assert.match(tsv, /page=(\d+)\/\1,revision=(\d+)\/\2,text=(\d+)\/\3/, `row counts equal the dump on ${mount}`);
+    }
   });
 
   it('lifecycle timed run, inspect, stop, rm and the package churn', () => {
@@ -165,12 +190,15 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
     }
   });
 
-  it('down stops the VM and virtiofsd and removes the shared folder', async () => {
+  it('down stops the VM, virtiofsd, nfs-ganesha and its forwards, and removes the shared folders', async () => {
     const r = await layerlab('down', '--lab', labFile);
     assert.equal(r.code, 0, r.stderr);
     for (const h of recorded) {
       assert.ok(!(h.pid && isOurProcess(h.pid, h.dir)), `${h.name}: qemu stopped`);
       assert.ok(!(h.sharePid && isOurProcess(h.sharePid, h.dir)), `${h.name}: virtiofsd stopped`);
+      assert.ok(!(h.nfsPid && isOurProcess(h.nfsPid, h.dir)), `${h.name}: nfs-ganesha stopped`);
+      const forwards = processesNaming(`TCP4:127.0.0.1:${h.nfsPort}`);
+      assert.deepEqual(forwards, [], `${h.name}: no socat left forwarding to the NFS port`);
     }
     assert.ok(!existsSync(join(stateDir, 'labs', LAB)), 'state folder (and the share in it) gone');
   });

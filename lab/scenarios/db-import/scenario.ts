@@ -24,7 +24,7 @@ export const dbImport: Scenario<DbImportParams> = {
   seed: '000',
   summary: 'db-import: a gzip MediaWiki-like SQL dump imported into MariaDB, datadir on each mount kind',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare'],
+  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
   toolImages: ['mariadb'],
   rawFile: 'db-import.tsv',
   metrics: [

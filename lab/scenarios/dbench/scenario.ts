@@ -24,7 +24,7 @@ export const dbench: Scenario<DbenchParams> = {
   seed: '002',
   summary: 'dbench: a file-server workload (NetBench client.txt) on each mount kind',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare'],
+  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
   toolImages: ['dbench'],
   rawFile: 'dbench.txt',
   metrics: [

@@ -43,7 +43,7 @@ export const fio: Scenario<FioParams> = {
   seed: '003',
   summary: 'fio: sequential write, sequential read, random write, random read (direct I/O, libaio)',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare'],
+  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
   toolImages: ['fio'],
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],

@@ -1,19 +1,24 @@
 import { join } from 'node:path';
+import { sharesOf } from '../../catalog.js';
 import { UserError } from '../../errors.js';
 import type { TargetDriver } from '../driver.js';
 import { findVirtiofsd } from './hostshare.js';
 import { keepAsTemplate, localDown, localInventory, localUp } from './local.js';
+import { nfsShareMissing } from './nfs-share.js';
 import { labStateDir } from './state.js';
 
 /** QEMU VMs on this machine (the embedded default). */
 export const localDriver: TargetDriver = {
   kind: 'local',
   async preflight(lab) {
-    if (lab.mounts.includes('hostshare') && !findVirtiofsd()) {
+    const shares = sharesOf(lab.mounts);
+    if (shares.has('virtiofs') && !findVirtiofsd()) {
       throw new UserError(
         'mount kind hostshare needs virtiofsd on this machine (Debian 12: apt-get install qemu-system-common; elsewhere: the virtiofsd package)',
       );
     }
+    const nfsMissing = shares.has('nfs') ? nfsShareMissing() : undefined;
+    if (nfsMissing) throw new UserError(nfsMissing);
   },
   async provision(lab, labFile, _opts, hooks) {
     const { inventory, store, pending } = await localUp(lab, labFile, hooks);

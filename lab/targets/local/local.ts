@@ -1,6 +1,6 @@
 import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_OS_RELEASE, type OsRelease } from '../../catalog.js';
+import { DEFAULT_OS_RELEASE, type OsRelease, sharesOf } from '../../catalog.js';
 import type { HostDefinition, LabDefinition } from '../../definition/schema.js';
 import { LabError, errorMessage } from '../../errors.js';
 import { removeLabStateDir } from '../../paths.js';
@@ -15,6 +15,7 @@ import type { Inventory, InventoryHost } from '../types.js';
 import { type RootBacking, flatcarImageKey, localLoginUser, rootBacking, writeFlatcarBoot } from './flatcar-boot.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, ensureGuestImage } from './image.js';
+import { NFS_PREREQUISITES, findNfsTools, isOurNfsServer, startNfsServer, stopNfsServer } from './nfs-share.js';
 import { type Accel, DATA_DISK_DEVICE, type VmSpec, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
 import { type HostKeys, generateHostKeys, writeSeedDisk } from './seed.js';
 import { type LocalHostState, LocalStateStore, labStateDir, readLocalState } from './state.js';
@@ -126,6 +127,16 @@ async function startOnFreePort(
   throw new LabError(`cannot start qemu: ${errorMessage(lastError)}`, { host: host.name, phase: 'boot' });
 }
 
+/** Starts a host's NFS server (mount kind hostshare-nfs) and records it before the VM that uses it. */
+async function startNfs(store: LocalStateStore, hostName: string, dir: string, log: HostLog) {
+  const tools = findNfsTools();
+  if (!tools) throw new LabError(NFS_PREREQUISITES, { host: hostName, phase: 'boot' });
+  const { pid, port } = await startNfsServer(dir);
+  store.update(hostName, { nfsPid: pid, nfsPidStart: processStartTicks(pid), nfsPort: port });
+  log.line(`nfs-ganesha started: pid ${pid}, on 127.0.0.1:${port}`);
+  return { socat: tools.socat, port };
+}
+
 /** Boots one host's VM from the guest image; its pid is in state.json before this returns. */
 async function bootHost(
   store: LocalStateStore,
@@ -138,12 +149,14 @@ async function bootHost(
   const { dir, keys } = await newHostDir(store, host);
   await freshDisks(dir, host, rootBacking(host, image), log);
   const flatcar = host.image ? await writeFlatcarBoot(dir, host, keys) : undefined;
-  const hostshare = lab.mounts.includes('hostshare');
+  const shares = sharesOf(lab.mounts);
+  const hostshare = shares.has('virtiofs');
   if (hostshare) {
     const sharePid = await startVirtiofsd(dir);
     store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
   }
-  await startOnFreePort(store, host, { dir, image, accel, hostshare, flatcar }, log);
+  const nfs = shares.has('nfs') ? await startNfs(store, host.name, dir, log) : undefined;
+  await startOnFreePort(store, host, { dir, image, accel, hostshare, nfs, flatcar }, log);
   return store.update(host.name, { hostKey: keys.hostPublic.trim() });
 }
 
@@ -184,8 +197,9 @@ async function templateFor(
   accel: Accel,
   toolImageTags: Record<string, string> | undefined,
 ): Promise<WantedTemplate | undefined> {
-  // virtiofs (vhost-user-fs) devices block migration in QEMU, so hostshare labs always boot.
-  if (!templatesEnabled() || !toolImageTags || lab.mounts.includes('hostshare')) return undefined;
+  // Shared folders always boot: virtiofs (vhost-user-fs) devices block
+  // migration in QEMU, and an NFS forward names a server of this lab only.
+  if (!templatesEnabled() || !toolImageTags || sharesOf(lab.mounts).size) return undefined;
   // Templates are of layerlab's own guest image; a user's Flatcar image always boots.
   if (host.image) return undefined;
   const spec: TemplateSpec = {
@@ -343,11 +357,21 @@ export function localInventory(lab: LabDefinition): Inventory {
   return { target: 'local', hosts: lab.hosts.map((h) => inventoryHost(state.hosts[h.name] as LocalHostState)) };
 }
 
-/** Stops a host's VM, then its share daemon (which normally exits with the VM). */
+/** Stops a host's VM, then its share servers (virtiofsd normally exits with the VM; ganesha does not). */
 async function stopHost(host: LocalHostState, graceMs: number): Promise<string> {
   const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs, host.pidStart) : 'not-running';
   if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid, host.sharePidStart);
+  if (host.nfsPid) await stopNfsServer(host.dir, host.nfsPid, host.nfsPidStart);
   return outcome;
+}
+
+/** Whether anything layerlab started for this host still runs: its VM or a share server. */
+function stillRuns(h: LocalHostState): boolean {
+  return (
+    isRunning(h) ||
+    !!(h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart)) ||
+    !!(h.nfsPid && isOurNfsServer(h.dir, h.nfsPid, h.nfsPidStart))
+  );
 }
 
 /**
@@ -369,9 +393,7 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
       detail: await stopHost(host, graceMs),
     })),
   );
-  const stillRunning = Object.values(state.hosts).filter(
-    (h) => isRunning(h) || (h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart)),
-  );
+  const stillRunning = Object.values(state.hosts).filter(stillRuns);
   if (stillRunning.length) {
     throw new LabError(
       `could not stop ${stillRunning.map((h) => `${h.name} (pid ${h.pid})`).join(', ')}; state kept in ${dir}`,

@@ -8,6 +8,7 @@ import { sleep } from '../../util/time.js';
 import { type FlatcarBoot, flatcarQemuArgs } from './flatcar-boot.js';
 import { shareQemuArgs } from './hostshare.js';
 import type { GuestImage } from './image.js';
+import { nfsGuestfwd } from './nfs-share.js';
 
 export type Accel = 'kvm' | 'tcg';
 
@@ -94,6 +95,8 @@ export interface VmSpec {
   accel: Accel;
   /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
   hostshare?: boolean;
+  /** Forward the guest's NFS connections (mount kind hostshare-nfs) to this server (nfs-share.ts). */
+  nfs?: { socat: string; port: number };
   /** Load a saved VM from this migration source (`-incoming`) instead of booting. */
   incoming?: string;
   /**
@@ -144,9 +147,17 @@ export function qemuArgs(spec: VmSpec): string[] {
     // The data disk is what the benchmark measures: no host page cache in the way.
     ...disk('data', f.data, 'raw', ',cache=none,aio=native', ',serial=lldata'),
     ...(spec.flatcar ? flatcarQemuArgs(spec.flatcar) : disk('seed', f.seed, 'raw', ',readonly=on', ',serial=llseed')),
-    // restrict=on: the guest reaches nothing; only the SSH forward on loopback exists.
     ...(spec.hostshare ? shareQemuArgs(spec.dir, spec.memoryMiB) : []),
-    ...['-nic', `user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:${spec.port}-:22`],
+    // restrict=on: the guest reaches nothing but the SSH forward on loopback
+    // and, for hostshare-nfs, the NFS server's forward.
+    ...[
+      '-nic',
+      [
+        'user,model=virtio-net-pci,restrict=on',
+        `hostfwd=tcp:127.0.0.1:${spec.port}-:22`,
+        ...(spec.nfs ? [nfsGuestfwd(spec.nfs.socat, spec.nfs.port)] : []),
+      ].join(','),
+    ],
     ...[
       '-serial',
       `file:${f.console.replaceAll(',', ',,')}`,

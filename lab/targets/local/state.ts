@@ -26,6 +26,10 @@ export interface LocalHostState {
   /** virtiofsd serving the hostshare folder, when the lab uses that mount kind. */
   sharePid?: number;
   sharePidStart?: string;
+  /** nfs-ganesha serving the hostshare-nfs folder on 127.0.0.1:nfsPort, when the lab uses that mount kind. */
+  nfsPid?: number;
+  nfsPidStart?: string;
+  nfsPort?: number;
   port?: number;
   accel?: 'kvm' | 'tcg';
   hostKey?: string;

@@ -1,0 +1,109 @@
+/**
+ * The hostshare-nfs mount kind's server side: the ganesha config, the
+ * guestfwd rule on the VM's NIC, and a real nfs-ganesha started, found by its
+ * recorded pid, listening on 127.0.0.1 only, and stopped. The guest side
+ * (mounting it, fio and dbench on it) is the scenarios e2e's.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { MOUNT_KINDS, SHARED_FOLDER_MOUNTS, sharesOf } from '../../lab/catalog.ts';
+import {
+  NFS_EXPORT,
+  NFS_GUEST_ADDRESS,
+  findNfsTools,
+  ganeshaConfig,
+  isOurNfsServer,
+  nfsFiles,
+  nfsGuestfwd,
+  startNfsServer,
+  stopNfsServer,
+} from '../../lab/targets/local/nfs-share.ts';
+import { qemuArgs } from '../../lab/targets/local/qemu.ts';
+import { isAlive } from '../../lab/util/proc.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'layerlab-nfs-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('hostshare-nfs', () => {
+  it('is a shared-folder kind of the local target, beside virtiofs', () => {
+    assert.deepEqual(SHARED_FOLDER_MOUNTS, ['hostshare', 'hostshare-nfs']);
+    assert.deepEqual(MOUNT_KINDS['hostshare-nfs'].targets, ['local']);
+    assert.deepEqual([...sharesOf(['layer', 'hostshare-nfs'])], ['nfs']);
+    assert.equal(sharesOf(['layer', 'volume', 'bind']).size, 0, 'no share, no server');
+  });
+
+  it('the config serves NFSv4 over TCP on loopback only, without grace, and quotes its paths', () => {
+    const conf = ganeshaConfig('/state/labs/x/vms/a', 40123);
+    assert.match(conf, /NFS_Port = 40123;/);
+    assert.match(conf, /Bind_addr = 127\.0\.0\.1;/);
+    assert.match(conf, /Protocols = 4;[\s\S]*Enable_NLM = false;[\s\S]*Enable_UDP = false;/);
+    assert.match(
+      conf,
+      /Graceless = true;/,
+      'a new server has nothing to recover; a grace period would stall the first trial',
+    );
+    assert.match(conf, /Path = "\/state\/labs\/x\/vms\/a\/nfs-share";/);
+    assert.match(conf, new RegExp(`Pseudo = ${NFS_EXPORT};`));
+    assert.throws(() => ganeshaConfig('/tmp/a"b', 1), /quote or newline/, 'a quote would end the string early');
+  });
+
+  it('the VM reaches the server through one guestfwd rule on its restricted NIC', () => {
+    assert.equal(
+      nfsGuestfwd('/usr/bin/socat', 40123),
+      `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:/usr/bin/socat STDIO TCP4:127.0.0.1:40123`,
+    );
+    assert.throws(() => nfsGuestfwd('/usr/bin/socat;reboot', 1), /not a plain path/, 'QEMU runs it through /bin/sh');
+    const args = qemuArgs({
+      name: 'x-a',
+      dir: '/s/a',
+      image: { key: 'k', release: 'debian-12', dir: '/img', base: '/img/base.qcow2', kernel: '/k', initrd: '/i' },
+      cpus: 1,
+      memoryMiB: 512,
+      port: 2222,
+      accel: 'tcg',
+      nfs: { socat: '/usr/bin/socat', port: 40123 },
+    });
+    const nic = args[args.indexOf('-nic') + 1] ?? '';
+    assert.match(
+      nic,
+      /^user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127\.0\.0\.1:2222-:22,guestfwd=tcp:10\.0\.2\.100:2049-cmd:/,
+    );
+    assert.equal(args.filter((a) => a === '-nic').length, 1, 'one NIC');
+  });
+
+  const tools = findNfsTools();
+  const root = process.getuid?.() === 0;
+  it(
+    'a real nfs-ganesha starts on 127.0.0.1, is recognised by its recorded pid, and stops',
+    {
+      skip: !tools ? 'nfs-ganesha or socat not installed (.ci/run installs them)' : !root ? 'needs root' : false,
+    },
+    async () => {
+      const dir = join(work, 'vm-a');
+      const { pid, port } = await startNfsServer(dir);
+      try {
+        assert.ok(isOurNfsServer(dir, pid), 'the recorded pid is the server started for this VM');
+        assert.ok(!isOurNfsServer(join(work, 'vm-b'), pid), 'and not the server of another VM');
+        const listening = readFileSync('/proc/net/tcp6', 'utf8') + readFileSync('/proc/net/tcp', 'utf8');
+        const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+        const sockets = listening.split('\n').filter((l) => l.includes(`:${hexPort} `) && / 0A /.test(l));
+        assert.ok(sockets.length > 0, `a listening socket on port ${port}`);
+        for (const line of sockets) {
+          const local = line.trim().split(/\s+/)[1] ?? '';
+          assert.match(
+            local,
+            /^(0100007F|0000000000000000FFFF00000100007F):/,
+            `listens on 127.0.0.1 only, not ${local}`,
+          );
+        }
+      } finally {
+        await stopNfsServer(dir, pid);
+      }
+      assert.ok(!isAlive(pid), 'stopped by its pid');
+      assert.match(readFileSync(nfsFiles(dir).config, 'utf8'), new RegExp(`NFS_Port = ${port};`));
+    },
+  );
+});
