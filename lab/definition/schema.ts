@@ -45,6 +45,12 @@ const localTarget = z
     /** kvm when /dev/kvm really boots a guest, tcg otherwise (auto). */
     accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
     bootTimeoutSec: z.number().int().min(10).max(3600).default(300),
+    /**
+     * virtiofsd's cache mode for mount kind hostshare: none (every access
+     * goes to this machine), auto (attributes and data kept until the file
+     * changes on this machine), always (kept until the guest drops them).
+     */
+    virtiofsCache: z.enum(['none', 'auto', 'always']).default('auto'),
   })
   .strict();
 

@@ -60,7 +60,7 @@ describe('lab definition', () => {
     assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
     assert.match(
       errorOf(good.replace('[layer, volume, bind]', '[layer, nfs]')),
-      /mounts\[1\]: expected one of layer, volume, bind, hostshare; got "nfs"/,
+      /mounts\[1\]: expected one of layer, volume, bind, hostshare, hostshare-nfs; got "nfs"/,
     );
   });
 
@@ -133,6 +133,23 @@ describe('lab definition', () => {
       return '';
     })();
     assert.match(refused, /mounts\[1\]: mount kind hostshare \(.*\) runs only on target local; remove it from mounts/);
+  });
+
+  it('hostshare-nfs is a local kind too; virtiofs takes a cache mode, auto unless set', () => {
+    const nfs = good.replace('mounts: [layer, volume, bind]', 'mounts: [layer, hostshare, hostshare-nfs]');
+    const lab = parseLabDefinition(nfs, 'labs/x.yaml');
+    assert.deepEqual(lab.mounts, ['layer', 'hostshare', 'hostshare-nfs']);
+    assert.equal(lab.target.local.virtiofsCache, 'auto');
+    const never = `${nfs}target: { local: { virtiofsCache: always } }\n`;
+    assert.equal(parseLabDefinition(never, 'labs/x.yaml').target.local.virtiofsCache, 'always');
+    assert.match(
+      errorOf(`${nfs}target: { local: { virtiofsCache: writeback } }\n`),
+      /target\.local\.virtiofsCache: expected one of none, auto, always; got "writeback"/,
+    );
+    assert.throws(
+      () => parseLabDefinition(nfs, 'labs/x.yaml', { target: 'aws' }),
+      /mount kind hostshare-nfs \(.*\) runs only on target local/,
+    );
   });
 
   it('scenarios that bring their own storage ignore the mounts list; the others are checked against it', () => {

@@ -52,7 +52,7 @@ export function shareQemuArgs(dir: string, memoryMiB: number): string[] {
  * there. It runs in the foreground of its own session (we record its pid and
  * stop it by that pid, like the VM); it exits by itself when QEMU disconnects.
  */
-export async function startVirtiofsd(dir: string): Promise<number> {
+export async function startVirtiofsd(dir: string, cache: 'none' | 'auto' | 'always' = 'auto'): Promise<number> {
   const daemon = findVirtiofsd();
   if (!daemon) {
     throw new LabError(
@@ -63,7 +63,7 @@ export async function startVirtiofsd(dir: string): Promise<number> {
   const f = shareFiles(dir);
   await mkdir(f.folder, { recursive: true, mode: 0o755 });
   const out = openSync(f.log, 'a');
-  const child = spawn(daemon, [`--socket-path=${f.socket}`, '-o', `source=${f.folder}`, '-o', 'cache=auto', '-f'], {
+  const child = spawn(daemon, [`--socket-path=${f.socket}`, '-o', `source=${f.folder}`, '-o', `cache=${cache}`, '-f'], {
     detached: true,
     stdio: ['ignore', out, out],
   });

@@ -152,7 +152,7 @@ async function bootHost(
   const shares = sharesOf(lab.mounts);
   const hostshare = shares.has('virtiofs');
   if (hostshare) {
-    const sharePid = await startVirtiofsd(dir);
+    const sharePid = await startVirtiofsd(dir, lab.target.local.virtiofsCache);
     store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
   }
   const nfs = shares.has('nfs') ? await startNfs(store, host.name, dir, log) : undefined;
