@@ -24,6 +24,8 @@ LL_BIND_ROOT=/var/lib/docker/layerlab-bind
 LL_SHARE_ROOT=/mnt/layerlab-share
 LL_NFS_ROOT=/mnt/layerlab-nfs
 LL_NFS_SOURCE=10.0.2.100:/share
+# ... and 9p (hostshare-9p; QEMU's virtio-9p, tag ll9p, lab/targets/local/ninep-share.ts).
+LL_9P_ROOT=/mnt/layerlab-9p
 # Podman's storage (graphroot) on the data disk, beside volumes and bind sources.
 LL_PODMAN_ROOT=$LL_DOCKER_DIR/podman
 LL_PODMAN_CONF=/etc/containers/storage.conf
@@ -106,13 +108,14 @@ ll_elapsed() {
   awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'
 }
 
-# Mounts the VM host's shared folder of mount kind $1 (hostshare or
-# hostshare-nfs) unless it is mounted; sets LL_SHARED to where it is.
+# Mounts the VM host's shared folder of mount kind $1 (hostshare,
+# hostshare-nfs or hostshare-9p) unless it is mounted; sets LL_SHARED to where it is.
 ll_hostshare_mount() {
   local kind="$1" err
   case "$kind" in
     hostshare) LL_SHARED="$LL_SHARE_ROOT" ;;
     hostshare-nfs) LL_SHARED="$LL_NFS_ROOT" ;;
+    hostshare-9p) LL_SHARED="$LL_9P_ROOT" ;;
     *) ll_die "not a shared-folder mount kind: $kind" ;;
   esac
   mountpoint -q "$LL_SHARED" && return 0
@@ -128,6 +131,12 @@ ll_hostshare_mount() {
       err="$(mount -t nfs4 -o "vers=4.2,proto=tcp,port=2049,addr=${LL_NFS_SOURCE%%:*},hard,timeo=600" \
         "$LL_NFS_SOURCE" "$LL_SHARED" 2>&1)" ||
         ll_die "mount kind hostshare-nfs: cannot mount $LL_NFS_SOURCE ($err); only local VMs of a lab that lists hostshare-nfs have an NFS server"
+      ;;
+    hostshare-9p)
+      # 9P2000.L, 512 kB messages (the virtio transport's most on this
+      # kernel), cache=mmap: no client cache but shared mmap works (databases).
+      err="$(mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=mmap ll9p "$LL_SHARED" 2>&1)" ||
+        ll_die "mount kind hostshare-9p: cannot mount tag ll9p ($err); only local VMs of a lab that lists hostshare-9p have one, booted with the generic kernel"
       ;;
   esac
 }
@@ -494,7 +503,7 @@ ll_mount_setup() {
       mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
       LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_BIND_ROOT/$LL_MOUNT_NAME"
       ;;
-    hostshare | hostshare-nfs)
+    hostshare | hostshare-nfs | hostshare-9p)
       ll_hostshare_mount "$kind"
       rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME"
       mkdir -p -- "$LL_SHARED/$LL_MOUNT_NAME"
@@ -512,7 +521,7 @@ ll_mount_cleanup() {
   case "${LL_MOUNT_KIND:-}" in
     volume) docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true ;;
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
-    hostshare | hostshare-nfs) rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME" ;;
+    hostshare | hostshare-nfs | hostshare-9p) rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME" ;;
   esac
 }
 

@@ -175,7 +175,7 @@ export interface MountSpec {
   /** Targets that can provide it (a host folder exists only where the VM's host is ours). */
   targets: readonly TargetKind[];
   /** A folder of the VM's host, and the mechanism that shares it into the VM (absent: the VM's own disks). */
-  share?: 'virtiofs' | 'nfs';
+  share?: 'virtiofs' | 'nfs' | '9p';
 }
 
 export const MOUNT_KINDS = {
@@ -194,6 +194,13 @@ export const MOUNT_KINDS = {
       "a folder of the VM's host exported over NFSv4 by nfs-ganesha on 127.0.0.1, reached through the VM's user-mode network, bind-mounted into the container",
     targets: ['local'],
     share: 'nfs',
+  },
+  'hostshare-9p': {
+    // QEMU's own file server (virtfs), how libvirt and many VM tools share a folder.
+    description:
+      "a folder of the VM's host served by QEMU itself over virtio-9p (9P2000.L), bind-mounted into the container; its lab's VMs boot Debian's generic kernel",
+    targets: ['local'],
+    share: '9p',
   },
 } as const satisfies Record<string, MountSpec>;
 

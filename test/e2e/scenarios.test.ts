@@ -1,7 +1,8 @@
 /**
  * Every scenario on a real local VM at tiny sizes, on every mount kind it
  * supports, the shared folders included (hostshare over virtiofs,
- * hostshare-nfs from nfs-ganesha on this machine): `layerlab all`, then
+ * hostshare-nfs from nfs-ganesha on this machine, hostshare-9p from QEMU on
+ * Debian's generic kernel): `layerlab all`, then
  * assertions on the samples, the report's sections and seed claims, `layerlab
  * parse` of each raw file, and that nothing is left running: no VM, no share
  * server, no socat forwarding to it.
@@ -35,7 +36,7 @@ scenarios:
   permissions: {}
   lifetime: {}
   backup: { largeFiles: 20, largeSize: 64k, smallFiles: 200, smallSize: 200 }
-mounts: [layer, volume, bind, hostshare, hostshare-nfs]
+mounts: [layer, volume, bind, hostshare, hostshare-nfs, hostshare-9p]
 repetitions: 1
 `,
 );
@@ -57,7 +58,7 @@ const env = { ...process.env, LAYERLAB_HOME: stateDir, LAYERLAB_RESULTS: results
 const layerlab = cliRunner(work, env);
 
 type HostState = { name: string; dir: string; pid?: number; sharePid?: number; nfsPid?: number; nfsPort?: number };
-const SHARED = ['hostshare', 'hostshare-nfs'];
+const SHARED = ['hostshare', 'hostshare-nfs', 'hostshare-9p'];
 const ALL_MOUNTS = ['layer', 'volume', 'bind', ...SHARED];
 let recorded: HostState[] = [];
 const statePath = join(stateDir, 'labs', LAB, 'state.json');
@@ -78,7 +79,7 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
   const of = (scenario: string, metric: string, mount?: string) =>
     samples.filter((s) => s.scenario === scenario && s.metric === metric && (!mount || s.mount === mount));
 
-  it('all: up (with a virtiofs share and an NFS server), 19 trials, report, down', async () => {
+  it('all: up (with a virtiofs share, an NFS server and a 9p folder), 22 trials, report, down', async () => {
     const r = await layerlab('all', '--lab', labFile, '--keep');
     assert.equal(r.code, 0, r.stderr.slice(-3000));
     recorded = Object.values(JSON.parse(readFileSync(statePath, 'utf8')).hosts as Record<string, HostState>);
@@ -97,11 +98,18 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Sample);
+    const kernel = readFileSync(join(dir, 'hosts', 'a', 'env', 'kernel.txt'), 'utf8');
+    assert.doesNotMatch(
+      kernel,
+      /-cloud-amd64/,
+      'a hostshare-9p lab boots the generic kernel (the cloud one has no 9p)',
+    );
+    assert.match(kernel, /-amd64 /, kernel);
     const journal = readFileSync(join(dir, 'journal.ndjson'), 'utf8');
-    assert.equal((journal.match(/"state":"done"/g) ?? []).length, 19, journal);
+    assert.equal((journal.match(/"state":"done"/g) ?? []).length, 22, journal);
   });
 
-  it('fio and dbench ran on all five mount kinds, both shared folders included', () => {
+  it('fio and dbench ran on all six mount kinds, the three shared folders included', () => {
     for (const mount of ALL_MOUNTS) {
       assert.equal(of('fio', 'bw', mount).length, 4, `fio bw of 4 jobs on ${mount}`);
       const [throughput] = of('dbench', 'throughput', mount);

@@ -268,6 +268,10 @@ describe('restoring', () => {
       assert.equal(echoed.stdout, `${hostile}|`, line);
     }
     const clockOnly = refreshScript({}, 0, Buffer.alloc(64));
-    assert.doesNotMatch(clockOnly, /authorized_keys|hostname|systemctl/, 'a paused guest keeps its identity and its sshd');
+    assert.doesNotMatch(
+      clockOnly,
+      /authorized_keys|hostname|systemctl/,
+      'a paused guest keeps its identity and its sshd',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MOUNT_KIND_NAMES } from '../../catalog.js';
 import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
@@ -24,7 +25,7 @@ export const dbImport: Scenario<DbImportParams> = {
   seed: '000',
   summary: 'db-import: a gzip MediaWiki-like SQL dump imported into MariaDB, datadir on each mount kind',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
+  mounts: MOUNT_KIND_NAMES, // every kind, the shared folders included
   toolImages: ['mariadb'],
   rawFile: 'db-import.tsv',
   metrics: [

@@ -22,6 +22,14 @@ export function releasePackageFiles(release: OsRelease): string[] {
   return existsSync(file) ? [file] : [];
 }
 
+/**
+ * The guest kernel: Debian's cloud kernel, or its generic one where a lab
+ * needs what the cloud kernel leaves out (9p). Each is kernel.<flavour>.txt.
+ */
+export type KernelFlavour = 'cloud' | 'generic';
+
+const kernelList = (kernel: KernelFlavour) => join(RECIPE_DIR, `kernel.${kernel}.txt`);
+
 export interface GuestImage {
   key: string;
   /** The Debian release it is built from. */
@@ -44,24 +52,34 @@ async function releaseSources(release: OsRelease): Promise<string[]> {
   return writeReleaseSources(files, OS_RELEASES[release].codename, join(cacheRoot(), 'images', `apt-${release}`));
 }
 
-/** The cache key: recipe files, the release's package list and the apt sources it is built from. */
-export async function guestImageKey(release: OsRelease = DEFAULT_OS_RELEASE): Promise<string> {
-  const inputs = [...RECIPE_FILES, ...releasePackageFiles(release), ...(await releaseSources(release))];
-  return hashInputs(inputs, ['guest-image-v1', release]);
+/** The cache key: recipe files, the release's and the kernel's package lists and the apt sources it is built from. */
+export async function guestImageKey(
+  release: OsRelease = DEFAULT_OS_RELEASE,
+  kernel: KernelFlavour = 'cloud',
+): Promise<string> {
+  const inputs = [...RECIPE_FILES, ...imagePackageFiles(release, kernel), ...(await releaseSources(release))];
+  return hashInputs(inputs, ['guest-image-v1', release, kernel]);
 }
 
+/** The package lists build.sh adds to packages.txt: the release's own, then the kernel. */
+const imagePackageFiles = (release: OsRelease, kernel: KernelFlavour) => [
+  ...releasePackageFiles(release),
+  kernelList(kernel),
+];
+
 /**
- * Builds (once per recipe and release) the Debian guest image the local VMs
- * of that release boot from. `release` is last so that callers from before
- * releases existed keep working (they get debian-12).
+ * Builds (once per recipe, release and kernel) the Debian guest image the
+ * local VMs of that release boot from. `release` and `kernel` are last so
+ * that callers from before they existed keep working (debian-12, cloud).
  */
 export async function ensureGuestImage(
   log: HostLog,
   onBuild?: () => void,
   release: OsRelease = DEFAULT_OS_RELEASE,
+  kernel: KernelFlavour = 'cloud',
 ): Promise<GuestImage> {
-  const key = await guestImageKey(release);
-  const dir = join(cacheRoot(), 'images', `guest-${release}-${key}`);
+  const key = await guestImageKey(release, kernel);
+  const dir = join(cacheRoot(), 'images', `guest-${release}${kernel === 'cloud' ? '' : `-${kernel}`}-${key}`);
   const image: GuestImage = {
     key,
     release,
@@ -73,7 +91,12 @@ export async function ensureGuestImage(
   await ensureBuilt(dir, 'base.raw', async () => {
     onBuild?.();
     const sources = await releaseSources(release);
-    const args = [join(RECIPE_DIR, 'build.sh'), dir, OS_RELEASES[release].codename, ...releasePackageFiles(release)];
+    const args = [
+      join(RECIPE_DIR, 'build.sh'),
+      dir,
+      OS_RELEASES[release].codename,
+      ...imagePackageFiles(release, kernel),
+    ];
     const result = await runLocal('bash', [...args, '--', ...sources], { log });
     if (result.code !== 0 || !existsSync(image.base)) {
       throw new LabError(

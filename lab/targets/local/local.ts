@@ -14,8 +14,9 @@ import type { DownReport } from '../driver.js';
 import type { Inventory, InventoryHost } from '../types.js';
 import { type RootBacking, flatcarImageKey, localLoginUser, rootBacking, writeFlatcarBoot } from './flatcar-boot.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
-import { type GuestImage, ensureGuestImage } from './image.js';
+import { type GuestImage, type KernelFlavour, ensureGuestImage } from './image.js';
 import { NFS_PREREQUISITES, findNfsTools, isOurNfsServer, startNfsServer, stopNfsServer } from './nfs-share.js';
+import { makeNinepFolder } from './ninep-share.js';
 import { type Accel, DATA_DISK_DEVICE, type VmSpec, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
 import { type HostKeys, generateHostKeys, writeSeedDisk } from './seed.js';
 import { type LocalHostState, LocalStateStore, labStateDir, readLocalState } from './state.js';
@@ -156,7 +157,9 @@ async function bootHost(
     store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
   }
   const nfs = shares.has('nfs') ? await startNfs(store, host.name, dir, log) : undefined;
-  await startOnFreePort(store, host, { dir, image, accel, hostshare, nfs, flatcar }, log);
+  const ninep = shares.has('9p');
+  if (ninep) await makeNinepFolder(dir);
+  await startOnFreePort(store, host, { dir, image, accel, hostshare, nfs, ninep, flatcar }, log);
   return store.update(host.name, { hostKey: keys.hostPublic.trim() });
 }
 
@@ -254,12 +257,22 @@ async function bringUpHost(
   }
 }
 
+/**
+ * The guest kernel of a lab's VMs: Debian's generic one when a mount kind
+ * needs 9p, which the cloud kernel lacks. One kernel for the whole lab, so
+ * its mount kinds and hosts are compared on the same kernel.
+ */
+export const kernelFlavourOf = (lab: LabDefinition): KernelFlavour =>
+  sharesOf(lab.mounts).has('9p') ? 'generic' : 'cloud';
+
 /** The guest image of every os release the lab's hosts run, built once each. */
 async function guestImagesFor(lab: LabDefinition, hooks: LocalUpHooks): Promise<Map<OsRelease, GuestImage>> {
   const images = new Map<OsRelease, GuestImage>();
+  const kernel = kernelFlavourOf(lab);
   for (const release of new Set(lab.hosts.map((h) => h.os))) {
-    const onBuild = () => hooks.progress(`building the ${release} guest image (once; ~1-2 min)`);
-    images.set(release, await ensureGuestImage(hooks.log, onBuild, release));
+    const what = `the ${release} guest image${kernel === 'cloud' ? '' : ` with the ${kernel} kernel`}`;
+    const onBuild = () => hooks.progress(`building ${what} (once; ~1-2 min)`);
+    images.set(release, await ensureGuestImage(hooks.log, onBuild, release, kernel));
   }
   return images;
 }

@@ -9,6 +9,7 @@ import { type FlatcarBoot, flatcarQemuArgs } from './flatcar-boot.js';
 import { shareQemuArgs } from './hostshare.js';
 import type { GuestImage } from './image.js';
 import { nfsGuestfwd } from './nfs-share.js';
+import { ninepQemuArgs } from './ninep-share.js';
 
 export type Accel = 'kvm' | 'tcg';
 
@@ -95,6 +96,8 @@ export interface VmSpec {
   accel: Accel;
   /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
   hostshare?: boolean;
+  /** Attach the 9p folder (mount kind hostshare-9p; ninep-share.ts). */
+  ninep?: boolean;
   /** Forward the guest's NFS connections (mount kind hostshare-nfs) to this server (nfs-share.ts). */
   nfs?: { socat: string; port: number };
   /** Load a saved VM from this migration source (`-incoming`) instead of booting. */
@@ -148,6 +151,7 @@ export function qemuArgs(spec: VmSpec): string[] {
     ...disk('data', f.data, 'raw', ',cache=none,aio=native', ',serial=lldata'),
     ...(spec.flatcar ? flatcarQemuArgs(spec.flatcar) : disk('seed', f.seed, 'raw', ',readonly=on', ',serial=llseed')),
     ...(spec.hostshare ? shareQemuArgs(spec.dir, spec.memoryMiB) : []),
+    ...(spec.ninep ? ninepQemuArgs(spec.dir) : []),
     // restrict=on: the guest reaches nothing but the SSH forward on loopback
     // and, for hostshare-nfs, the NFS server's forward.
     ...[

@@ -3,7 +3,8 @@
 #   mmdebstrap -> directory -> mkfs.ext4 -d -> base.raw (+ kernel and initrd for direct boot).
 # Usage: build.sh <out-dir> <codename> [<extra-packages-file> ...] -- <apt-sources-file> [...]
 # packages.txt beside this script is every release's list; each extra file adds
-# a release's own packages. The sources are the machine's, moved to <codename>.
+# a release's own packages or the kernel (kernel.<flavour>.txt). The sources
+# are the machine's, moved to <codename>.
 # Runs as root (mmdebstrap --mode=root). Writes into <out-dir>.partial and renames
 # it at the end, so a cancelled build never looks like a finished one.
 set -euo pipefail

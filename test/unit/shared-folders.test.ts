@@ -1,8 +1,10 @@
 /**
- * The hostshare-nfs mount kind's server side: the ganesha config, the
- * guestfwd rule on the VM's NIC, and a real nfs-ganesha started, found by its
- * recorded pid, listening on 127.0.0.1 only, and stopped. The guest side
- * (mounting it, fio and dbench on it) is the scenarios e2e's.
+ * The shared-folder mount kinds' machine side. hostshare-nfs: the ganesha
+ * config, the guestfwd rule on the VM's NIC, and a real nfs-ganesha started,
+ * found by its recorded pid, listening on 127.0.0.1 only, and stopped.
+ * hostshare-9p: QEMU's virtio-9p arguments and the generic kernel its lab
+ * boots. The guest side (mounting them, fio, dbench and db-import on them)
+ * is the scenarios e2e's.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MOUNT_KINDS, SHARED_FOLDER_MOUNTS, sharesOf } from '../../lab/catalog.ts';
+import { parseLabDefinition } from '../../lab/definition/load.ts';
+import { guestImageKey } from '../../lab/targets/local/image.ts';
+import { kernelFlavourOf } from '../../lab/targets/local/local.ts';
 import {
   NFS_EXPORT,
   NFS_GUEST_ADDRESS,
@@ -27,9 +32,52 @@ import { isAlive } from '../../lab/util/proc.ts';
 const work = mkdtempSync(join(tmpdir(), 'layerlab-nfs-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
+const vm = {
+  name: 'x-a',
+  dir: '/s/a',
+  image: { key: 'k', release: 'debian-12', dir: '/img', base: '/img/base.qcow2', kernel: '/k', initrd: '/i' },
+  cpus: 1,
+  memoryMiB: 512,
+  port: 2222,
+  accel: 'tcg',
+} as const;
+
+describe('hostshare-9p', () => {
+  it('QEMU serves the folder itself over virtio-9p, owners mapped into xattrs', () => {
+    const args = qemuArgs({ ...vm, dir: '/s/a,b', ninep: true });
+    const fsdev = args[args.indexOf('-fsdev') + 1];
+    assert.equal(
+      fsdev,
+      'local,id=ll9p,path=/s/a,,b/9p-share,security_model=mapped-xattr',
+      'a comma in the path is doubled',
+    );
+    assert.ok(args.includes('virtio-9p-pci,fsdev=ll9p,mount_tag=ll9p'), 'the device the guest mounts by tag');
+    assert.ok(!qemuArgs(vm).includes('-fsdev'), 'no folder unless the lab lists hostshare-9p');
+  });
+
+  it('its lab boots the generic kernel, the others the cloud kernel; each is its own image', async () => {
+    const lab = (mounts: string) =>
+      parseLabDefinition(
+        `name: k\nhosts: [{ name: a, profile: overlay2-xfs }]\nscenarios: { fio: {} }\nmounts: [${mounts}]\nrepetitions: 1\n`,
+        'k.yaml',
+      );
+    assert.equal(kernelFlavourOf(lab('layer, hostshare-9p')), 'generic');
+    assert.equal(kernelFlavourOf(lab('layer, hostshare, hostshare-nfs')), 'cloud');
+    assert.notEqual(await guestImageKey('debian-12', 'generic'), await guestImageKey('debian-12', 'cloud'));
+    const lists = (flavour: string) => readFileSync(`lab/targets/local/image/kernel.${flavour}.txt`, 'utf8');
+    assert.match(lists('generic'), /^linux-image-amd64$/m);
+    assert.match(lists('cloud'), /^linux-image-cloud-amd64$/m);
+    assert.doesNotMatch(
+      readFileSync('lab/targets/local/image/packages.txt', 'utf8'),
+      /^linux-image/m,
+      'the kernel comes from one list only, or build.sh would boot whichever sorts last',
+    );
+  });
+});
+
 describe('hostshare-nfs', () => {
-  it('is a shared-folder kind of the local target, beside virtiofs', () => {
-    assert.deepEqual(SHARED_FOLDER_MOUNTS, ['hostshare', 'hostshare-nfs']);
+  it('is a shared-folder kind of the local target, beside virtiofs and 9p', () => {
+    assert.deepEqual(SHARED_FOLDER_MOUNTS, ['hostshare', 'hostshare-nfs', 'hostshare-9p']);
     assert.deepEqual(MOUNT_KINDS['hostshare-nfs'].targets, ['local']);
     assert.deepEqual([...sharesOf(['layer', 'hostshare-nfs'])], ['nfs']);
     assert.equal(sharesOf(['layer', 'volume', 'bind']).size, 0, 'no share, no server');
@@ -56,16 +104,7 @@ describe('hostshare-nfs', () => {
       `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:/usr/bin/socat STDIO TCP4:127.0.0.1:40123`,
     );
     assert.throws(() => nfsGuestfwd('/usr/bin/socat;reboot', 1), /not a plain path/, 'QEMU runs it through /bin/sh');
-    const args = qemuArgs({
-      name: 'x-a',
-      dir: '/s/a',
-      image: { key: 'k', release: 'debian-12', dir: '/img', base: '/img/base.qcow2', kernel: '/k', initrd: '/i' },
-      cpus: 1,
-      memoryMiB: 512,
-      port: 2222,
-      accel: 'tcg',
-      nfs: { socat: '/usr/bin/socat', port: 40123 },
-    });
+    const args = qemuArgs({ ...vm, nfs: { socat: '/usr/bin/socat', port: 40123 } });
     const nic = args[args.indexOf('-nic') + 1] ?? '';
     assert.match(
       nic,
