@@ -46,23 +46,26 @@ export function getScenario(name: string): Scenario<unknown> | undefined {
 
 /** A scenario with the lab's parameters applied: what the run, the schema and the guest env need. */
 export interface BoundScenario
-  extends Omit<Scenario<unknown>, 'params' | 'guestEnv' | 'expectedSeconds' | 'diskBytes'> {
+  extends Omit<Scenario<unknown>, 'params' | 'guestEnv' | 'expectedSeconds' | 'timedSeconds' | 'diskBytes'> {
   name: ScenarioName;
   /** Environment for guest.sh (LL_P_*) from the lab's parameters. */
   guestEnv(): Record<string, string>;
   /** Rough guest seconds per trial with the lab's parameters. */
   expectedSeconds(): number;
+  /** The part of it the parameters fix (timed work; 0 when the scenario has none). */
+  timedSeconds(): number;
   /** Bytes written on the data disk per trial with the lab's parameters. */
   diskBytes(): number;
 }
 
 function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundScenario {
-  const { params: _schema, guestEnv, expectedSeconds, diskBytes, ...rest } = scenario;
+  const { params: _schema, guestEnv, expectedSeconds, timedSeconds, diskBytes, ...rest } = scenario;
   return {
     ...rest,
     name,
     guestEnv: () => guestEnv(params),
     expectedSeconds: () => expectedSeconds(params),
+    timedSeconds: () => timedSeconds?.(params) ?? 0,
     diskBytes: () => diskBytes(params),
   };
 }

@@ -68,6 +68,12 @@ export interface Scenario<P = unknown> {
   guestEnv(params: P): Record<string, string>;
   /** Rough guest seconds per trial (ETA before the first trial ends; the timeout is a multiple). */
   expectedSeconds(params: P): number;
+  /**
+   * The part of expectedSeconds the parameters fix, which no faster machine
+   * shortens (fio's ramp and runtime, dbench's warm-up and duration);
+   * none when absent. `validate` gives it as a KVM lab's lower bound.
+   */
+  timedSeconds?(params: P): number;
   /** Bytes the scenario writes on the data disk per trial (refused if it does not fit). */
   diskBytes(params: P): number;
   parse(raw: string): ParseResult;

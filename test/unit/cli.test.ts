@@ -47,6 +47,7 @@ describe('CLI', () => {
     const r = layerlab('validate', resolve(import.meta.dirname, '..', '..', 'labs', 'quick.yaml'));
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /ok: .*lab quick, 2 host\(s\), 30 trials \(serial\)/);
+    assert.match(r.stdout, /expected time: \d+ min on a 2-core machine without KVM .*with KVM between \d+ min/);
   });
 
   it('every ready lab in labs/ validates', () => {

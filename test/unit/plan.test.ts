@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { planSeconds } from '../../lab/commands/validate.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { makePlan, scenarioMounts } from '../../lab/plan/plan.ts';
 
@@ -19,6 +20,28 @@ repetitions: 5
   );
 
 describe('plan', () => {
+  it('its expected time adds serial trials and takes the busiest host of parallel ones; timed work is the floor', () => {
+    const timedLab = (trials: string) =>
+      parseLabDefinition(
+        `name: t\ntarget: { trials: ${trials} }\nhosts: [{ name: a, profile: overlay2-xfs }, { name: b, profile: overlay2-ext4 }]\n` +
+          'scenarios: { fio: { runtime: 10, ramp: 2, jobs: [seqwrite, randread] }, dbench: { duration: 100 }, permissions: {} }\n' +
+          'mounts: [layer, volume]\nrepetitions: 3\n',
+        'x.yaml',
+      );
+    // Per host and repetition: fio on 2 mounts (2 jobs x 12 s timed, +20 s), dbench on 2 (120 s timed, +15 s), permissions once (7 cases x 14 s).
+    const perHostRep = { timed: 2 * 24 + 2 * 120, expected: 2 * 44 + 2 * 135 + 7 * 14 };
+    const serial = timedLab('serial');
+    assert.deepEqual(planSeconds(serial, makePlan(serial)), {
+      timed: 2 * 3 * perHostRep.timed,
+      expected: 2 * 3 * perHostRep.expected,
+    });
+    const parallel = timedLab('parallel');
+    assert.deepEqual(planSeconds(parallel, makePlan(parallel)), {
+      timed: 3 * perHostRep.timed,
+      expected: 3 * perHostRep.expected,
+    });
+  });
+
   it('is reproducible from its seed and changes with it', () => {
     const l = lab();
     assert.deepEqual(makePlan(l), makePlan(l));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MOUNT_KIND_NAMES } from '../../catalog.js';
 import type { Scenario } from '../types.js';
 import { parseDbench } from './parse.js';
 import { dbenchReport } from './report.js';
@@ -24,7 +25,7 @@ export const dbench: Scenario<DbenchParams> = {
   seed: '002',
   summary: 'dbench: a file-server workload (NetBench client.txt) on each mount kind',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
+  mounts: MOUNT_KIND_NAMES, // every kind, the shared folders included
   toolImages: ['dbench'],
   rawFile: 'dbench.txt',
   metrics: [
@@ -48,6 +49,7 @@ export const dbench: Scenario<DbenchParams> = {
   }),
   // The warmup (a fifth of the time limit) and cleanup come on top.
   expectedSeconds: (p) => Math.ceil(p.duration * 1.2) + 15,
+  timedSeconds: (p) => Math.ceil(p.duration * 1.2),
   // client.txt's file set is about 25 MB per client.
   diskBytes: (p) => p.clients * 32 * 1024 ** 2,
   parse: parseDbench,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MOUNT_KIND_NAMES } from '../../catalog.js';
 import { parseSize } from '../../util/size.js';
 import { sizeParam } from '../params.js';
 import type { Scenario } from '../types.js';
@@ -43,7 +44,7 @@ export const fio: Scenario<FioParams> = {
   seed: '003',
   summary: 'fio: sequential write, sequential read, random write, random read (direct I/O, libaio)',
   params,
-  mounts: ['layer', 'volume', 'bind', 'hostshare', 'hostshare-nfs'],
+  mounts: MOUNT_KIND_NAMES, // every kind, the shared folders included
   toolImages: ['fio'],
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],
@@ -75,6 +76,7 @@ export const fio: Scenario<FioParams> = {
   }),
   // Four jobs of ramp + runtime, plus fio's layout of the file and docker run (~20 s under TCG).
   expectedSeconds: (p) => selectedJobs(p).length * (p.ramp + p.runtime) + 20,
+  timedSeconds: (p) => selectedJobs(p).length * (p.ramp + p.runtime),
   diskBytes: (p) => parseSize(p.size) ?? 0,
   parse: parseFioJson,
   report: fioReport,
