@@ -5,7 +5,7 @@ import { enabledScenarios } from '../definition/schema.js';
 import { LabError, UserError, errorMessage } from '../errors.js';
 import { cacheRoot } from '../paths.js';
 import { labOwnsHost, pushGuestFiles, waitForFirstBoot } from '../prepare/prepare.js';
-import { SCENARIOS } from '../scenarios/index.js';
+import { boundScenario } from '../scenarios/index.js';
 import { connectHost } from '../ssh/connect.js';
 import { sessionOver } from '../ssh/session.js';
 import type { SshConnection } from '../ssh/transport.js';
@@ -31,7 +31,7 @@ import { hostLogFor } from './logs.js';
 
 /** The tool images the lab's enabled scenarios run in, each once. */
 export function toolImageNames(lab: LabDefinition): string[] {
-  return [...new Set(enabledScenarios(lab).flatMap((n) => [...SCENARIOS[n].toolImages]))];
+  return [...new Set(enabledScenarios(lab).flatMap((n) => boundScenario(lab, n).toolImages))];
 }
 
 /**

@@ -41,7 +41,12 @@ export interface SeedParameter {
   seed: SeedValue;
   /** The unit of a count or duration ("s", "clients"); sizes carry their own. */
   unit?: string;
-  run: { param: string } | { repetitions: true } | { fixed: string };
+  /**
+   * Where this run's value comes from: a parameter (shown as set; with
+   * `says`, as the words for its value, never counted the same as the
+   * seed's), the repetitions, or a fixed difference.
+   */
+  run: { param: string; says?: Readonly<Record<string, string>> } | { repetitions: true } | { fixed: string };
   source: SeedSource;
 }
 
@@ -137,6 +142,8 @@ export function parameterLines(
     }
     const value = at(params, p.run.param);
     if (value === undefined) return line('not recorded', false);
+    const says = p.run.says?.[String(value)];
+    if (says) return line(says, false);
     return line(valueText(value, p.unit, isSize), sameValue(p.seed, value, isSize));
   });
 }

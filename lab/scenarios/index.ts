@@ -46,10 +46,15 @@ export function getScenario(name: string): Scenario<unknown> | undefined {
 
 /** A scenario with the lab's parameters applied: what the run, the schema and the guest env need. */
 export interface BoundScenario
-  extends Omit<Scenario<unknown>, 'params' | 'guestEnv' | 'expectedSeconds' | 'timedSeconds' | 'diskBytes'> {
+  extends Omit<
+    Scenario<unknown>,
+    'params' | 'guestEnv' | 'expectedSeconds' | 'timedSeconds' | 'diskBytes' | 'toolImages' | 'toolImagesFor'
+  > {
   name: ScenarioName;
   /** Environment for guest.sh (LL_P_*) from the lab's parameters. */
   guestEnv(): Record<string, string>;
+  /** The tool images its trials run in with the lab's parameters. */
+  toolImages: readonly string[];
   /** Rough guest seconds per trial with the lab's parameters. */
   expectedSeconds(): number;
   /** The part of it the parameters fix (timed work; 0 when the scenario has none). */
@@ -59,10 +64,12 @@ export interface BoundScenario
 }
 
 function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundScenario {
-  const { params: _schema, guestEnv, expectedSeconds, timedSeconds, diskBytes, ...rest } = scenario;
+  const { params: _schema, guestEnv, expectedSeconds, timedSeconds, diskBytes, toolImages, toolImagesFor, ...rest } =
+    scenario;
   return {
     ...rest,
     name,
+    toolImages: [...toolImages, ...(toolImagesFor?.(params) ?? [])],
     guestEnv: () => guestEnv(params),
     expectedSeconds: () => expectedSeconds(params),
     timedSeconds: () => timedSeconds?.(params) ?? 0,

@@ -48,6 +48,8 @@ export interface Scenario<P = unknown> {
   mounts: readonly MountKind[];
   /** Tool images (recipes in guest/images/<name>.image) the guest script needs. */
   toolImages: readonly string[];
+  /** Tool images its parameters add (lifecycle's large image); the lab loads them only then. */
+  toolImagesFor?(params: P): readonly string[];
   /**
    * Engines its guest script has been run on (guest/lib.sh's ll_engine); a
    * host of another engine is refused at validation. Default: docker only.

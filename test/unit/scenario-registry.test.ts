@@ -11,9 +11,13 @@ import { constants, accessSync, cpSync, existsSync, mkdtempSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parseLabDefinition } from '../../lab/definition/load.ts';
+import { toolImageNames } from '../../lab/phases/tool-images.ts';
+import { makePlan } from '../../lab/plan/plan.ts';
 import type { RecordedLab } from '../../lab/record/load.ts';
 import type { Sample } from '../../lab/record/samples.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { trialEnv } from '../../lab/run/trial-env.ts';
 import { SCENARIOS, SCENARIO_NAMES } from '../../lab/scenarios/index.ts';
 import type { Scenario } from '../../lab/scenarios/types.ts';
 import { readRecipe } from '../../lab/toolimages/toolimages.ts';
@@ -230,5 +234,32 @@ describe('scenario registry', () => {
         'an empty section is refused',
       );
     });
+  });
+});
+
+describe('tool images a parameter adds', () => {
+  const lab = (image: string) =>
+    parseLabDefinition(
+      `name: t\nhosts: [{ name: a, profile: overlay2-xfs }]\nscenarios: { lifecycle: { image: ${image} } }\nmounts: [layer]\nrepetitions: 1\n`,
+      't.yaml',
+    );
+
+  it("lifecycle's large image is loaded only when a lab asks for it, and its trials get its tag", () => {
+    assert.deepEqual(toolImageNames(lab('small')).sort(), ['churn', 'shell']);
+    assert.deepEqual(toolImageNames(lab('large')).sort(), ['churn', 'large', 'shell']);
+    assert.equal(readRecipe('large').rootfs, 'full', 'a whole Debian rootfs');
+    const [trial] = makePlan(lab('large')).trials;
+    assert.ok(trial, 'a lifecycle trial');
+    const env = trialEnv(trial, lab('large'), {
+      shell: 'layerlab/shell:1',
+      churn: 'layerlab/churn:1',
+      large: 'layerlab/large:1',
+    });
+    assert.equal(env.LL_IMAGE_LARGE, 'layerlab/large:1');
+    assert.equal(env.LL_P_IMAGE, 'large');
+    assert.throws(
+      () => trialEnv(trial, lab('large'), { shell: 'layerlab/shell:1', churn: 'layerlab/churn:1' }),
+      /tool image large was not loaded/,
+    );
   });
 });

@@ -13,7 +13,15 @@
 # first container: the tool images loaded, nothing of this trial yet.
 set -euo pipefail
 source "$(dirname "$0")/../../../guest/lib.sh"
-ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_IMAGE_CHURN LL_P_CONTAINERS LL_P_CHURN_CONTAINERS
+ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_IMAGE_CHURN LL_P_CONTAINERS LL_P_CHURN_CONTAINERS LL_P_IMAGE
+# The image of the timed containers: the shell tool image, or (image: large)
+# one of over 1 GB like seed 004's, for what inspect --size and the disk
+# table then show.
+case "$LL_P_IMAGE" in
+  small) image="$LL_IMAGE_SHELL" ;;
+  large) ll_require LL_IMAGE_LARGE; image="$LL_IMAGE_LARGE" ;;
+  *) ll_die "lifecycle: image must be small or large, not $LL_P_IMAGE" ;;
+esac
 
 prefix="ll-$LL_TRIAL"
 cleanup() {
@@ -85,7 +93,7 @@ phase() {
 run_all() {
   local name
   for name in "${names[@]}"; do
-    docker run -d --name "$name" --hostname "$name" --network none "$LL_IMAGE_SHELL" "${idle[@]}" >/dev/null
+    docker run -d --name "$name" --hostname "$name" --network none "$image" "${idle[@]}" >/dev/null
   done
 }
 phase run "$LL_P_CONTAINERS" run_all

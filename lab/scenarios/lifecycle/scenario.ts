@@ -10,6 +10,12 @@ const params = z
     containers: z.number().int().min(1).max(500).default(10),
     /** Containers churning packages at once (seed 004: 5); 0 skips the churn. */
     churnContainers: z.number().int().min(0).max(50).default(5),
+    /**
+     * The image the containers run: small (the shell tool image, a few MB)
+     * or large (guest/images/large.image, over 1 GB of Debian packages, as
+     * seed 004's 1.6 GB image; built once, then loaded on every host).
+     */
+    image: z.enum(['small', 'large']).default('small'),
   })
   .strict();
 
@@ -44,6 +50,7 @@ export const lifecycle: Scenario<LifecycleParams> = {
   params,
   mounts: [],
   toolImages: ['shell', 'churn'],
+  toolImagesFor: (p) => (p.image === 'large' ? ['large'] : []),
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],
   rawFile: 'lifecycle.tsv',
@@ -63,7 +70,11 @@ export const lifecycle: Scenario<LifecycleParams> = {
       description: DISK_DESCRIPTIONS[name],
     })),
   ],
-  guestEnv: (p) => ({ LL_P_CONTAINERS: String(p.containers), LL_P_CHURN_CONTAINERS: String(p.churnContainers) }),
+  guestEnv: (p) => ({
+    LL_P_CONTAINERS: String(p.containers),
+    LL_P_CHURN_CONTAINERS: String(p.churnContainers),
+    LL_P_IMAGE: p.image,
+  }),
   // Measured under TCG: a docker run 6-12 s, with inspect, stop and rm ~12 s per container;
   // dpkg -i and -P of the package set ~40 s per container; a disk measurement
   // at the start and after every phase that runs (the churn's two only with churn).

@@ -20,7 +20,13 @@ export const LIFECYCLE_SEED_PARAMETERS: readonly SeedParameter[] = [
   {
     label: 'image size',
     seed: '1,633,247,414 B',
-    run: { fixed: 'the shell tool image: a shell and a few coreutils (guest/images/shell.image)' },
+    run: {
+      param: 'image',
+      says: {
+        small: 'the shell tool image: a shell and a few coreutils (guest/images/shell.image)',
+        large: 'a Debian 12 rootfs with compilers, a JDK and SciPy, over 1 GB (guest/images/large.image)',
+      },
+    },
     source: { seed: '004', line: 46, words: 'SizeRootFs=1633247414' },
   },
   {
