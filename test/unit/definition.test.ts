@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PROFILE_NAMES } from '../../lab/catalog.ts';
+import { MOUNT_KIND_NAMES, PROFILE_NAMES } from '../../lab/catalog.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { UserError } from '../../lab/errors.ts';
 
@@ -60,7 +60,7 @@ describe('lab definition', () => {
     assert.match(errorOf(good.replace('fio: { size: 16M }', 'bonnie: {}')), /scenarios\.bonnie: unknown key "bonnie"/);
     assert.match(
       errorOf(good.replace('[layer, volume, bind]', '[layer, nfs]')),
-      /mounts\[1\]: expected one of layer, volume, bind, hostshare, hostshare-nfs; got "nfs"/,
+      new RegExp(`mounts\\[1\\]: expected one of ${MOUNT_KIND_NAMES.join(', ')}; got "nfs"`),
     );
   });
 

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -27,7 +28,24 @@ import {
   stopNfsServer,
 } from '../../lab/targets/local/nfs-share.ts';
 import { qemuArgs } from '../../lab/targets/local/qemu.ts';
-import { isAlive } from '../../lab/util/proc.ts';
+import { sleep } from '../../lab/util/time.ts';
+
+/** True once a connection to 127.0.0.1:port is refused (within 2 s). */
+async function closedSoon(port: number): Promise<boolean> {
+  for (let i = 0; i < 20; i++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    if (refused) return true;
+    await sleep(100);
+  }
+  return false;
+}
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-nfs-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -141,7 +159,9 @@ describe('hostshare-nfs', () => {
       } finally {
         await stopNfsServer(dir, pid);
       }
-      assert.ok(!isAlive(pid), 'stopped by its pid');
+      // Not isAlive: the test process spawned it, so it stays a zombie until node reaps it.
+      assert.ok(!isOurNfsServer(dir, pid), 'stopped by its pid');
+      assert.ok(await closedSoon(port), `nothing listens on 127.0.0.1:${port} any more`);
       assert.match(readFileSync(nfsFiles(dir).config, 'utf8'), new RegExp(`NFS_Port = ${port};`));
     },
   );
