@@ -24,7 +24,7 @@ export const LIFECYCLE_SEED_PARAMETERS: readonly SeedParameter[] = [
       param: 'image',
       says: {
         small: 'the shell tool image: a shell and a few coreutils (guest/images/shell.image)',
-        large: 'a Debian 12 rootfs with compilers, a JDK and SciPy, over 1 GB (guest/images/large.image)',
+        large: 'a Debian 12 rootfs with compilers, Go and SciPy, over 1 GB (guest/images/large.image)',
       },
     },
     source: { seed: '004', line: 46, words: 'SizeRootFs=1633247414' },
