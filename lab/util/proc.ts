@@ -1,6 +1,7 @@
 import { type SpawnOptions, spawn } from 'node:child_process';
 import { constants, accessSync, readFileSync } from 'node:fs';
 import type { HostLog } from './log.js';
+import { sleep } from './time.js';
 
 export interface RunResult {
   code: number | null;
@@ -82,6 +83,19 @@ export function isOurProcess(pid: number, marker: string, startedAt?: string): b
   if (startedAt !== undefined && processStartTicks(pid) !== startedAt) return false;
   const argv = commandLine(pid);
   return !!argv && argvNames(argv, marker);
+}
+
+/**
+ * Stops a process layerlab started (a share server of a VM), only while it
+ * is still that process (isOurProcess): SIGTERM, up to 5 s to exit, then
+ * SIGKILL. A pid that is now someone else's is left alone.
+ */
+export async function stopOurProcess(pid: number, marker: string, startedAt?: string): Promise<void> {
+  const ours = () => isOurProcess(pid, marker, startedAt);
+  if (!ours()) return;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 50 && ours(); i++) await sleep(100);
+  if (ours()) process.kill(pid, 'SIGKILL');
 }
 
 export function which(cmd: string): string | undefined {

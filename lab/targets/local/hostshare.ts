@@ -3,7 +3,7 @@ import { constants, accessSync, closeSync, existsSync, openSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LabError } from '../../errors.js';
-import { isAlive, isOurProcess } from '../../util/proc.js';
+import { isAlive, isOurProcess, stopOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
 
 /**
@@ -88,10 +88,6 @@ export function isOurVirtiofsd(dir: string, pid: number, startedAt?: string): bo
 }
 
 /** Stops a recorded virtiofsd — only while it is still the one started for this VM. */
-export async function stopVirtiofsd(dir: string, pid: number, startedAt?: string): Promise<void> {
-  const ours = () => isOurVirtiofsd(dir, pid, startedAt);
-  if (!ours()) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 50 && ours(); i++) await sleep(100);
-  if (ours()) process.kill(pid, 'SIGKILL');
+export function stopVirtiofsd(dir: string, pid: number, startedAt?: string): Promise<void> {
+  return stopOurProcess(pid, shareFiles(dir).socket, startedAt);
 }

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { LabError } from '../../errors.js';
 import { freeLoopbackPort } from '../../util/ports.js';
-import { isAlive, isOurProcess, which } from '../../util/proc.js';
+import { isAlive, isOurProcess, stopOurProcess, which } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
 
 /**
@@ -158,10 +158,6 @@ export function isOurNfsServer(dir: string, pid: number, startedAt?: string): bo
 }
 
 /** Stops a recorded server — only while it is still the one started for this VM. */
-export async function stopNfsServer(dir: string, pid: number, startedAt?: string): Promise<void> {
-  const ours = () => isOurNfsServer(dir, pid, startedAt);
-  if (!ours()) return;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 50 && ours(); i++) await sleep(100);
-  if (ours()) process.kill(pid, 'SIGKILL');
+export function stopNfsServer(dir: string, pid: number, startedAt?: string): Promise<void> {
+  return stopOurProcess(pid, nfsFiles(dir).config, startedAt);
 }
