@@ -55,20 +55,25 @@ function toolChecks(): Check[] {
     fix: 'apt-get install -y --no-install-recommends qemu-system-common',
     optional: true,
   });
-  for (const [cmd, pkg] of [
-    ['ganesha.nfsd', 'nfs-ganesha nfs-ganesha-vfs'],
-    ['socat', 'socat'],
-  ] as const) {
-    const path = which(cmd);
-    checks.push({
-      what: cmd,
-      ok: !!path,
-      detail: path ?? 'missing (only mount kind hostshare-nfs needs it)',
-      aptPackage: pkg,
-      fix: `apt-get install -y --no-install-recommends ${pkg}`,
-      optional: true,
-    });
-  }
+  const socat = which('socat');
+  checks.push({
+    what: 'socat',
+    ok: !!socat,
+    detail: socat ?? 'missing (only mount kind hostshare-nfs needs it)',
+    aptPackage: 'socat',
+    fix: 'apt-get install -y --no-install-recommends socat',
+    optional: true,
+  });
+  // Not installed by --install: on a machine with systemd, Debian's package
+  // also starts its own NFS service and rpcbind on every interface.
+  const ganesha = which('ganesha.nfsd');
+  checks.push({
+    what: 'ganesha.nfsd',
+    ok: !!ganesha,
+    detail: ganesha ?? 'missing (only mount kind hostshare-nfs needs it)',
+    fix: 'apt-get install -y --no-install-recommends nfs-ganesha nfs-ganesha-vfs, then on a machine with systemd `systemctl disable --now nfs-ganesha rpcbind rpcbind.socket` (layerlab starts its own server on 127.0.0.1)',
+    optional: true,
+  });
   return checks;
 }
 
