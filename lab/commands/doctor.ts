@@ -2,6 +2,7 @@ import { constants, accessSync, statfsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { cacheRoot, stateRoot } from '../paths.js';
 import { findVirtiofsd } from '../targets/local/hostshare.js';
+import { NFS_TOOLS, findVfsPlugin } from '../targets/local/nfs-share.js';
 import { listTemplates, templateCapBytes, templatesEnabled, templatesRoot } from '../targets/local/template-store.js';
 import { aptSourceFiles } from '../util/apt-sources.js';
 import { runLocal, which } from '../util/proc.js';
@@ -55,9 +56,9 @@ function toolChecks(): Check[] {
     fix: 'apt-get install -y --no-install-recommends qemu-system-common',
     optional: true,
   });
-  const socat = which('socat');
+  const socat = which(NFS_TOOLS.socat);
   checks.push({
-    what: 'socat',
+    what: NFS_TOOLS.socat,
     ok: !!socat,
     detail: socat ?? 'missing (only mount kind hostshare-nfs needs it)',
     aptPackage: 'socat',
@@ -66,11 +67,12 @@ function toolChecks(): Check[] {
   });
   // Not installed by --install: on a machine with systemd, Debian's package
   // also starts its own NFS service and rpcbind on every interface.
-  const ganesha = which('ganesha.nfsd');
+  const ganesha = which(NFS_TOOLS.ganesha);
+  const plugin = findVfsPlugin();
   checks.push({
-    what: 'ganesha.nfsd',
-    ok: !!ganesha,
-    detail: ganesha ?? 'missing (only mount kind hostshare-nfs needs it)',
+    what: `${NFS_TOOLS.ganesha} and its VFS plugin`,
+    ok: !!ganesha && !!plugin,
+    detail: ganesha && plugin ? `${ganesha}, ${plugin}` : 'missing (only mount kind hostshare-nfs needs them)',
     fix: 'apt-get install -y --no-install-recommends nfs-ganesha nfs-ganesha-vfs, then on a machine with systemd `systemctl disable --now nfs-ganesha rpcbind rpcbind.socket` (layerlab starts its own server on 127.0.0.1)',
     optional: true,
   });

@@ -64,8 +64,16 @@ export interface BoundScenario
 }
 
 function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundScenario {
-  const { params: _schema, guestEnv, expectedSeconds, timedSeconds, diskBytes, toolImages, toolImagesFor, ...rest } =
-    scenario;
+  const {
+    params: _schema,
+    guestEnv,
+    expectedSeconds,
+    timedSeconds,
+    diskBytes,
+    toolImages,
+    toolImagesFor,
+    ...rest
+  } = scenario;
   return {
     ...rest,
     name,

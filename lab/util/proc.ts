@@ -88,14 +88,24 @@ export function isOurProcess(pid: number, marker: string, startedAt?: string): b
 /**
  * Stops a process layerlab started (a share server of a VM), only while it
  * is still that process (isOurProcess): SIGTERM, up to 5 s to exit, then
- * SIGKILL. A pid that is now someone else's is left alone.
+ * SIGKILL and up to 2 s more. A pid that is now someone else's is left
+ * alone; one that exits between the check and the signal is already done.
  */
 export async function stopOurProcess(pid: number, marker: string, startedAt?: string): Promise<void> {
   const ours = () => isOurProcess(pid, marker, startedAt);
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
   if (!ours()) return;
-  process.kill(pid, 'SIGTERM');
+  signal('SIGTERM');
   for (let i = 0; i < 50 && ours(); i++) await sleep(100);
-  if (ours()) process.kill(pid, 'SIGKILL');
+  if (!ours()) return;
+  signal('SIGKILL');
+  for (let i = 0; i < 20 && ours(); i++) await sleep(100);
 }
 
 export function which(cmd: string): string | undefined {

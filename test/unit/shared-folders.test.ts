@@ -7,27 +7,36 @@
  * is the scenarios e2e's.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MOUNT_KINDS, SHARED_FOLDER_MOUNTS, sharesOf } from '../../lab/catalog.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
+import { SHARE_TAG } from '../../lab/targets/local/hostshare.ts';
 import { guestImageKey } from '../../lab/targets/local/image.ts';
 import { kernelFlavourOf } from '../../lab/targets/local/local.ts';
+import {
+  isMountPoint,
+  isOurNfsServer,
+  listensOn,
+  mountExport,
+  startNfsServer,
+  stopNfsServer,
+  unmountExport,
+} from '../../lab/targets/local/nfs-server.ts';
 import {
   NFS_EXPORT,
   NFS_GUEST_ADDRESS,
   findNfsTools,
   ganeshaConfig,
-  isOurNfsServer,
   nfsFiles,
   nfsGuestfwd,
-  startNfsServer,
-  stopNfsServer,
 } from '../../lab/targets/local/nfs-share.ts';
+import { NINEP_TAG } from '../../lab/targets/local/ninep-share.ts';
 import { qemuArgs } from '../../lab/targets/local/qemu.ts';
+import { HostLog } from '../../lab/util/log.ts';
 import { sleep } from '../../lab/util/time.ts';
 
 /** True once a connection to 127.0.0.1:port is refused (within 2 s). */
@@ -101,8 +110,10 @@ describe('hostshare-nfs', () => {
     assert.equal(sharesOf(['layer', 'volume', 'bind']).size, 0, 'no share, no server');
   });
 
-  it('the config serves NFSv4 over TCP on loopback only, without grace, and quotes its paths', () => {
+  it('the config serves NFSv4.1+ over TCP on loopback only, to privileged ports, without grace, and quotes its paths', () => {
     const conf = ganeshaConfig('/state/labs/x/vms/a', 40123);
+    assert.match(conf, /Minor_Versions = 1, 2;/, '4.0 callbacks would go to an address the client names');
+    assert.match(conf, /PrivilegedPort = true;/, 'an unprivileged user of this machine cannot act as the guest');
     assert.match(conf, /NFS_Port = 40123;/);
     assert.match(conf, /Bind_addr = 127\.0\.0\.1;/);
     assert.match(conf, /Protocols = 4;[\s\S]*Enable_NLM = false;[\s\S]*Enable_UDP = false;/);
@@ -119,7 +130,8 @@ describe('hostshare-nfs', () => {
   it('the VM reaches the server through one guestfwd rule on its restricted NIC', () => {
     assert.equal(
       nfsGuestfwd('/usr/bin/socat', 40123),
-      `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:/usr/bin/socat STDIO TCP4:127.0.0.1:40123`,
+      `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:/usr/bin/socat STDIO TCP4:127.0.0.1:40123,,lowport`,
+      'a privileged source port (the export asks for one); the comma doubled inside -nic',
     );
     assert.throws(() => nfsGuestfwd('/usr/bin/socat;reboot', 1), /not a plain path/, 'QEMU runs it through /bin/sh');
     const args = qemuArgs({ ...vm, nfs: { socat: '/usr/bin/socat', port: 40123 } });
@@ -140,8 +152,15 @@ describe('hostshare-nfs', () => {
     },
     async () => {
       const dir = join(work, 'vm-a');
-      const { pid, port } = await startNfsServer(dir);
+      const log = new HostLog(join(work, 'a.log'));
+      await mountExport(dir, 1, log);
+      let pid = 0;
+      let port = 0;
       try {
+        assert.ok(isMountPoint(nfsFiles(dir).folder), 'the export is a file system of its own');
+        ({ pid, port } = await startNfsServer(dir));
+        assert.ok(listensOn(pid, port), 'the server itself listens on the port it was given');
+        assert.ok(!listensOn(process.pid, port), 'and no other process does');
         assert.ok(isOurNfsServer(dir, pid), 'the recorded pid is the server started for this VM');
         assert.ok(!isOurNfsServer(join(work, 'vm-b'), pid), 'and not the server of another VM');
         const listening = readFileSync('/proc/net/tcp6', 'utf8') + readFileSync('/proc/net/tcp', 'utf8');
@@ -157,12 +176,34 @@ describe('hostshare-nfs', () => {
           );
         }
       } finally {
-        await stopNfsServer(dir, pid);
+        if (pid) await stopNfsServer(dir, pid);
+        await unmountExport(dir);
+        await log.close();
       }
+      assert.ok(!isMountPoint(nfsFiles(dir).folder), 'unmounted');
+      assert.ok(!existsSync(nfsFiles(dir).image), 'its image removed');
       // Not isAlive: the test process spawned it, so it stays a zombie until node reaps it.
       assert.ok(!isOurNfsServer(dir, pid), 'stopped by its pid');
       assert.ok(await closedSoon(port), `nothing listens on 127.0.0.1:${port} any more`);
       assert.match(readFileSync(nfsFiles(dir).config, 'utf8'), new RegExp(`NFS_Port = ${port};`));
     },
   );
+});
+
+describe('the guest and the controller agree', () => {
+  const lib = readFileSync('guest/lib.sh', 'utf8');
+  const value = (name: string) => new RegExp(`^${name}=(\\S+)$`, 'm').exec(lib)?.[1];
+
+  it("on the NFS server's address and export, and on each share's tag", () => {
+    assert.equal(value('LL_NFS_SOURCE'), `${NFS_GUEST_ADDRESS}:${NFS_EXPORT}`);
+    assert.match(lib, new RegExp(`mount -t virtiofs ${SHARE_TAG} `), 'virtiofs tag');
+    assert.match(lib, new RegExp(`cache=mmap ${NINEP_TAG} `), '9p tag');
+  });
+
+  it('on which mount kinds are shared folders', () => {
+    const arms = [...lib.matchAll(/^\s*(hostshare[^)]*)\)/gm)].map((m) => (m[1] ?? '').split(/\s*\|\s*/));
+    const listed = arms.filter((a) => a.length > 1);
+    assert.ok(listed.length >= 2, 'll_mount_setup and ll_mount_cleanup each list them');
+    for (const kinds of listed) assert.deepEqual(kinds, SHARED_FOLDER_MOUNTS);
+  });
 });

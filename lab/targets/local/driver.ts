@@ -17,7 +17,7 @@ export const localDriver: TargetDriver = {
         'mount kind hostshare needs virtiofsd on this machine (Debian 12: apt-get install qemu-system-common; elsewhere: the virtiofsd package)',
       );
     }
-    const nfsMissing = shares.has('nfs') ? nfsShareMissing() : undefined;
+    const nfsMissing = shares.has('nfs') ? await nfsShareMissing() : undefined;
     if (nfsMissing) throw new UserError(nfsMissing);
   },
   async provision(lab, labFile, _opts, hooks) {

@@ -15,7 +15,15 @@ import type { Inventory, InventoryHost } from '../types.js';
 import { type RootBacking, flatcarImageKey, localLoginUser, rootBacking, writeFlatcarBoot } from './flatcar-boot.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, type KernelFlavour, ensureGuestImage } from './image.js';
-import { NFS_PREREQUISITES, findNfsTools, isOurNfsServer, startNfsServer, stopNfsServer } from './nfs-share.js';
+import {
+  isMountPoint,
+  isOurNfsServer,
+  mountExport,
+  startNfsServer,
+  stopNfsServer,
+  unmountExport,
+} from './nfs-server.js';
+import { NFS_PREREQUISITES, findNfsTools, nfsFiles } from './nfs-share.js';
 import { makeNinepFolder } from './ninep-share.js';
 import { type Accel, DATA_DISK_DEVICE, type VmSpec, kvmWorks, startVm, stopVm, vmFiles } from './qemu.js';
 import { type HostKeys, generateHostKeys, writeSeedDisk } from './seed.js';
@@ -128,12 +136,18 @@ async function startOnFreePort(
   throw new LabError(`cannot start qemu: ${errorMessage(lastError)}`, { host: host.name, phase: 'boot' });
 }
 
-/** Starts a host's NFS server (mount kind hostshare-nfs) and records it before the VM that uses it. */
-async function startNfs(store: LocalStateStore, hostName: string, dir: string, log: HostLog) {
+/**
+ * Mounts a host's NFS export and starts its server (mount kind
+ * hostshare-nfs), each recorded before the next step, so that `down` undoes
+ * whatever of it happened.
+ */
+async function startNfs(store: LocalStateStore, host: HostDefinition, dir: string, log: HostLog) {
   const tools = findNfsTools();
-  if (!tools) throw new LabError(NFS_PREREQUISITES, { host: hostName, phase: 'boot' });
+  if (!tools) throw new LabError(NFS_PREREQUISITES, { host: host.name, phase: 'boot' });
+  store.update(host.name, { nfsExport: true });
+  await mountExport(dir, host.diskGiB, log);
   const { pid, port } = await startNfsServer(dir);
-  store.update(hostName, { nfsPid: pid, nfsPidStart: processStartTicks(pid), nfsPort: port });
+  store.update(host.name, { nfsPid: pid, nfsPidStart: processStartTicks(pid), nfsPort: port });
   log.line(`nfs-ganesha started: pid ${pid}, on 127.0.0.1:${port}`);
   return { socat: tools.socat, port };
 }
@@ -156,7 +170,8 @@ async function bootHost(
     const sharePid = await startVirtiofsd(dir, lab.target.local.virtiofsCache);
     store.update(host.name, { sharePid, sharePidStart: processStartTicks(sharePid) });
   }
-  const nfs = shares.has('nfs') ? await startNfs(store, host.name, dir, log) : undefined;
+  store.update(host.name, { shares: [...shares].sort() });
+  const nfs = shares.has('nfs') ? await startNfs(store, host, dir, log) : undefined;
   const ninep = shares.has('9p');
   if (ninep) await makeNinepFolder(dir);
   await startOnFreePort(store, host, { dir, image, accel, hostshare, nfs, ninep, flatcar }, log);
@@ -305,13 +320,16 @@ export async function localUp(
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {
       const existing = store.state.hosts[host.name];
+      // The same host: profile, release, the very image (its kernel included) and share devices.
+      const image = images.get(host.os) as GuestImage;
       const sameHost =
         existing?.profile === host.profile &&
         (existing.os ?? DEFAULT_OS_RELEASE) === host.os &&
-        (!host.image || existing.imageKey === flatcarImageKey(host.image));
+        existing.imageKey === (host.image ? flatcarImageKey(host.image) : image.key) &&
+        (existing.shares ?? []).join() === [...sharesOf(lab.mounts)].sort().join();
       if (isRunning(existing) && sameHost) return existing;
       if (existing) await stopHost(existing, 0);
-      return bringUpHost(store, lab, host, images.get(host.os) as GuestImage, accel, hooks, pending);
+      return bringUpHost(store, lab, host, image, accel, hooks, pending);
     }),
   );
   const failed = results.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
@@ -370,21 +388,26 @@ export function localInventory(lab: LabDefinition): Inventory {
   return { target: 'local', hosts: lab.hosts.map((h) => inventoryHost(state.hosts[h.name] as LocalHostState)) };
 }
 
-/** Stops a host's VM, then its share servers (virtiofsd normally exits with the VM; ganesha does not). */
+/**
+ * Stops a host's VM, then its share servers (virtiofsd normally exits with
+ * the VM; ganesha does not), then unmounts its NFS export.
+ */
 async function stopHost(host: LocalHostState, graceMs: number): Promise<string> {
   const outcome = host.pid ? await stopVm(host.dir, host.pid, graceMs, host.pidStart) : 'not-running';
   if (host.sharePid) await stopVirtiofsd(host.dir, host.sharePid, host.sharePidStart);
   if (host.nfsPid) await stopNfsServer(host.dir, host.nfsPid, host.nfsPidStart);
+  if (host.nfsExport) await unmountExport(host.dir);
   return outcome;
 }
 
-/** Whether anything layerlab started for this host still runs: its VM or a share server. */
-function stillRuns(h: LocalHostState): boolean {
-  return (
-    isRunning(h) ||
-    !!(h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart)) ||
-    !!(h.nfsPid && isOurNfsServer(h.dir, h.nfsPid, h.nfsPidStart))
-  );
+/** What layerlab started for this host and is still there: its VM, a share server, the NFS export's mount. */
+function leftOver(h: LocalHostState): string[] {
+  return [
+    ...(isRunning(h) ? [`qemu (pid ${h.pid})`] : []),
+    ...(h.sharePid && isOurVirtiofsd(h.dir, h.sharePid, h.sharePidStart) ? [`virtiofsd (pid ${h.sharePid})`] : []),
+    ...(h.nfsPid && isOurNfsServer(h.dir, h.nfsPid, h.nfsPidStart) ? [`nfs-ganesha (pid ${h.nfsPid})`] : []),
+    ...(h.nfsExport && isMountPoint(nfsFiles(h.dir).folder) ? [`the NFS export mount ${nfsFiles(h.dir).folder}`] : []),
+  ];
 }
 
 /**
@@ -406,12 +429,8 @@ export async function localDown(labName: string, graceMs = 20_000): Promise<Down
       detail: await stopHost(host, graceMs),
     })),
   );
-  const stillRunning = Object.values(state.hosts).filter(stillRuns);
-  if (stillRunning.length) {
-    throw new LabError(
-      `could not stop ${stillRunning.map((h) => `${h.name} (pid ${h.pid})`).join(', ')}; state kept in ${dir}`,
-    );
-  }
+  const left = Object.values(state.hosts).flatMap((h) => leftOver(h).map((what) => `${h.name}: ${what}`));
+  if (left.length) throw new LabError(`could not stop ${left.join(', ')}; state kept in ${dir}`);
   await removeLabStateDir(labName);
   return reports;
 }

@@ -1,12 +1,7 @@
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LabError } from '../../errors.js';
-import { freeLoopbackPort } from '../../util/ports.js';
-import { isAlive, isOurProcess, stopOurProcess, which } from '../../util/proc.js';
-import { sleep } from '../../util/time.js';
+import { runLocal, which } from '../../util/proc.js';
 
 /**
  * The hostshare-nfs mount kind on the local target: a folder of this machine
@@ -16,16 +11,21 @@ import { sleep } from '../../util/time.js';
  * through its user-mode network: a guestfwd rule turns the guest's
  * connections to NFS_GUEST_ADDRESS:2049 into socat processes that connect to
  * that port. restrict=on stays: forwarding rules are what it still allows.
- * NFSv4 needs no portmapper, mountd or lock manager, so nothing else listens.
+ * This file: what the server needs and how it is configured; starting and
+ * stopping it is nfs-server.ts.
  */
 
-/** Where the guest finds the server (guest/lib.sh: ll_nfs_mount), inside slirp's 10.0.2.0/24. */
+/** Where the guest finds the server (guest/lib.sh: LL_NFS_SOURCE), inside slirp's 10.0.2.0/24. */
 export const NFS_GUEST_ADDRESS = '10.0.2.100';
-/** The path of the export in the server's NFSv4 pseudo file system. */
+/** The path of the export in the server's NFSv4 pseudo file system (guest/lib.sh: LL_NFS_SOURCE). */
 export const NFS_EXPORT = '/share';
 
-export const NFS_PREREQUISITES =
-  'mount kind hostshare-nfs needs nfs-ganesha and socat on this machine, and root (the server opens files by handle): apt-get install nfs-ganesha nfs-ganesha-vfs socat';
+/** What the server needs on this machine: the commands, the VFS plugin (its own package), root. */
+export const NFS_TOOLS = { ganesha: 'ganesha.nfsd', socat: 'socat' } as const;
+const VFS_PLUGIN = 'libfsalvfs.so';
+const PLUGIN_DIRS = ['/usr/lib/x86_64-linux-gnu/ganesha', '/usr/lib/aarch64-linux-gnu/ganesha', '/usr/lib64/ganesha'];
+export const NFS_PACKAGES = 'nfs-ganesha nfs-ganesha-vfs socat';
+export const NFS_PREREQUISITES = `mount kind hostshare-nfs needs nfs-ganesha with its VFS plugin and socat on this machine, and root (the server opens files by handle and mounts its export's file system): apt-get install ${NFS_PACKAGES}`;
 
 export interface NfsTools {
   ganesha: string;
@@ -33,20 +33,54 @@ export interface NfsTools {
 }
 
 export function findNfsTools(): NfsTools | undefined {
-  const ganesha = which('ganesha.nfsd');
-  const socat = which('socat');
+  const ganesha = which(NFS_TOOLS.ganesha);
+  const socat = which(NFS_TOOLS.socat);
   return ganesha && socat ? { ganesha, socat } : undefined;
 }
 
-/** What is missing on this machine for the NFS share, or nothing. */
-export function nfsShareMissing(): string | undefined {
+export function findVfsPlugin(): string | undefined {
+  return PLUGIN_DIRS.map((d) => join(d, VFS_PLUGIN)).find((p) => existsSync(p));
+}
+
+/**
+ * Program numbers another NFS server on this machine has registered with
+ * rpcbind (NFS 100003, mountd 100005). ganesha removes those registrations
+ * when it starts and again when it stops, whoever made them, and no option
+ * of its config prevents that: with one registered, a lab must not start it.
+ */
+async function foreignNfsRegistrations(): Promise<string[]> {
+  if (!which('rpcinfo')) return [];
+  const r = await runLocal('rpcinfo', ['-p', '127.0.0.1'], { timeoutMs: 5000 });
+  // No rpcbind running: nothing to disturb.
+  if (r.code !== 0) return [];
+  return [
+    ...new Set(
+      r.stdout
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f[0] === '100003' || f[0] === '100005')
+        .map((f) => `${f[0] === '100003' ? 'nfs' : 'mountd'} on port ${f[3]}`),
+    ),
+  ];
+}
+
+/** What stops this machine from serving the NFS share, or nothing. */
+export async function nfsShareMissing(): Promise<string | undefined> {
   if (!findNfsTools()) return NFS_PREREQUISITES;
+  if (!findVfsPlugin())
+    return `${NFS_PREREQUISITES} (no ${VFS_PLUGIN} in ${PLUGIN_DIRS.join(', ')}: install nfs-ganesha-vfs)`;
   if (process.getuid?.() !== 0) return `${NFS_PREREQUISITES}; this controller is not root`;
+  const foreign = await foreignNfsRegistrations();
+  if (foreign.length)
+    return `mount kind hostshare-nfs: an NFS server on this machine is registered with rpcbind (${foreign.join(', ')}); nfs-ganesha would remove those registrations when it starts and stops. Stop that server for the run, or drop hostshare-nfs from mounts`;
   return undefined;
 }
 
 export const nfsFiles = (dir: string) => ({
+  /** The exported folder: the mount point of the export's own file system. */
   folder: join(dir, 'nfs-share'),
+  /** That file system (sparse ext4), so no file handle reaches past it. */
+  image: join(dir, 'nfs-share.ext4'),
   config: join(dir, 'ganesha.conf'),
   log: join(dir, 'ganesha.log'),
   pidfile: join(dir, 'ganesha.pid'),
@@ -61,11 +95,14 @@ function configPath(path: string): string {
 }
 
 /**
- * One server's configuration: NFSv4 over TCP on 127.0.0.1:<port> only, no
- * NLM, rquota or UDP, no grace period (nothing to recover: the server is as
- * new as the VM), no Kerberos; the folder exported read-write without root
- * squashing, as a Vagrant NFS share is. Owners travel as numbers: the guest
- * runs no idmapd, and a container's uids mean nothing to this machine.
+ * One server's configuration: NFSv4.1 and 4.2 over TCP on 127.0.0.1:<port>
+ * only (4.0 would let a client name an address for the server to call
+ * back), no NLM, rquota or UDP, no grace period (nothing to recover: the
+ * server is as new as the VM), no Kerberos; the folder exported read-write
+ * without root squashing, as a Vagrant NFS share is, to privileged source
+ * ports only (the VM's socat binds one; an unprivileged user of this machine
+ * cannot). Owners travel as numbers: the guest runs no idmapd, and a
+ * container's uids mean nothing to this machine.
  */
 export function ganeshaConfig(dir: string, port: number): string {
   const f = nfsFiles(dir);
@@ -79,6 +116,7 @@ export function ganeshaConfig(dir: string, port: number): string {
 }
 NFS_KRB5 { Active_krb5 = false; }
 NFSV4 {
+  Minor_Versions = 1, 2;
   Graceless = true;
   Only_Numeric_Owners = true;
   RecoveryBackend = fs;
@@ -91,6 +129,7 @@ EXPORT {
   Access_Type = RW;
   Squash = No_Root_Squash;
   SecType = sys;
+  PrivilegedPort = true;
   Protocols = 4;
   Transports = TCP;
   FSAL { Name = VFS; }
@@ -101,63 +140,12 @@ LOG { Default_Log_Level = WARN; }
 
 /**
  * The user-mode NIC's rule that carries the guest's NFS connections to the
- * server (QEMU runs the command through /bin/sh for each connection, so the
- * socat path must be one plain word).
+ * server: QEMU starts the command for each connection, so the socat path
+ * must be one plain word. `lowport` binds a privileged source port (QEMU runs
+ * as root here: ganesha needs root), which the export requires; its comma is
+ * doubled because the rule sits inside -nic's comma-separated options.
  */
 export function nfsGuestfwd(socat: string, port: number): string {
   if (!/^[A-Za-z0-9_./-]+$/.test(socat)) throw new LabError(`socat path ${JSON.stringify(socat)} is not a plain path`);
-  return `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:${socat} STDIO TCP4:127.0.0.1:${port}`;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/**
- * Starts the NFS server of a VM directory and returns its pid and port once
- * it accepts connections. It runs in the foreground of its own session
- * (recorded by pid and stopped by that pid, like the VM); its config path in
- * its command line is what tells it from any other ganesha.
- */
-export async function startNfsServer(dir: string): Promise<{ pid: number; port: number }> {
-  const tools = findNfsTools();
-  if (!tools) throw new LabError(NFS_PREREQUISITES, { phase: 'boot' });
-  const f = nfsFiles(dir);
-  await mkdir(f.folder, { recursive: true, mode: 0o755 });
-  await mkdir(f.recovery, { recursive: true, mode: 0o700 });
-  const port = await freeLoopbackPort();
-  await writeFile(f.config, ganeshaConfig(dir, port), { mode: 0o600 });
-  const out = openSync(f.log, 'a');
-  const child = spawn(tools.ganesha, ['-F', '-f', f.config, '-L', f.log, '-p', f.pidfile], {
-    detached: true,
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  child.unref();
-  const pid = child.pid;
-  if (!pid) throw new LabError(`cannot start ${tools.ganesha}`, { phase: 'boot' });
-  for (let i = 0; i < 100; i++) {
-    if (!isAlive(pid)) break;
-    if (await accepts(port)) return { pid, port };
-    await sleep(100);
-  }
-  await stopNfsServer(dir, pid);
-  throw new LabError(`nfs-ganesha did not listen on 127.0.0.1:${port}; see ${f.log}`, { phase: 'boot' });
-}
-
-/** A recorded server that is still the one started for this VM (start time, when recorded, and config). */
-export function isOurNfsServer(dir: string, pid: number, startedAt?: string): boolean {
-  return isOurProcess(pid, nfsFiles(dir).config, startedAt);
-}
-
-/** Stops a recorded server — only while it is still the one started for this VM. */
-export function stopNfsServer(dir: string, pid: number, startedAt?: string): Promise<void> {
-  return stopOurProcess(pid, nfsFiles(dir).config, startedAt);
+  return `guestfwd=tcp:${NFS_GUEST_ADDRESS}:2049-cmd:${socat} STDIO TCP4:127.0.0.1:${port},,lowport`;
 }

@@ -26,6 +26,10 @@ export interface LocalHostState {
   /** virtiofsd serving the hostshare folder, when the lab uses that mount kind. */
   sharePid?: number;
   sharePidStart?: string;
+  /** The share mechanisms it was booted with (catalog: MountSpec.share); a lab that now needs others reboots it. */
+  shares?: string[];
+  /** Its NFS export's own file system was (being) mounted: `down` unmounts it. */
+  nfsExport?: boolean;
   /** nfs-ganesha serving the hostshare-nfs folder on 127.0.0.1:nfsPort, when the lab uses that mount kind. */
   nfsPid?: number;
   nfsPidStart?: string;
