@@ -40,13 +40,14 @@ mounts: [layer, volume, bind, hostshare, hostshare-nfs, hostshare-9p]
 repetitions: 1
 `,
 );
-/** Pids of running processes with an argument equal to `arg`. */
+/** Pids of running processes with an argument that is `arg` or starts with `arg,` (socat's address options). */
 function processesNaming(arg: string): number[] {
   return readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
       try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(arg);
+        const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+        return argv.some((a) => a === arg || a.startsWith(`${arg},`));
       } catch {
         return false;
       }
@@ -90,6 +91,11 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
     assert.ok(
       recorded.every((h) => h.nfsPid && isOurProcess(h.nfsPid, h.dir) && h.nfsPort),
       'nfs-ganesha runs beside the VM while the lab is up',
+    );
+    const mounted = readFileSync('/proc/self/mountinfo', 'utf8');
+    assert.ok(
+      recorded.every((h) => mounted.includes(`${h.dir}/nfs-share `)),
+      "the NFS export is a file system of its own, mounted in the VM's state folder",
     );
     const [runId] = readdirSync(resultsDir).filter((d) => d.includes(LAB));
     assert.ok(runId, 'a run folder');
@@ -210,5 +216,7 @@ describe('every scenario on a real VM', { timeout: 60 * 60_000 }, () => {
       assert.deepEqual(forwards, [], `${h.name}: no socat left forwarding to the NFS port`);
     }
     assert.ok(!existsSync(join(stateDir, 'labs', LAB)), 'state folder (and the share in it) gone');
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+    assert.ok(!mounts.includes(stateDir), "no mount left under the lab's state (the NFS export's file system)");
   });
 });
