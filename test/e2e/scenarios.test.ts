@@ -8,12 +8,14 @@
  * server, no socat forwarding to it.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Sample } from '../../lab/record/samples.ts';
 import { SCENARIOS } from '../../lab/scenarios/index.ts';
+import { isMountPoint } from '../../lab/targets/local/nfs-server.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { cliRunner } from './cli.ts';
 
@@ -70,6 +72,9 @@ after(async () => {
     if (h.pid && isOurProcess(h.pid, h.dir)) process.kill(h.pid, 'SIGKILL');
     if (h.sharePid && isOurProcess(h.sharePid, h.dir)) process.kill(h.sharePid, 'SIGKILL');
     if (h.nfsPid && isOurProcess(h.nfsPid, h.dir)) process.kill(h.nfsPid, 'SIGKILL');
+    // Before the folder goes: rm would empty the export and then fail on its mount point.
+    const exported = join(h.dir, 'nfs-share');
+    if (isMountPoint(exported)) spawnSync('umount', ['-l', exported]);
   }
   rmSync(work, { recursive: true, force: true });
 });
