@@ -158,7 +158,8 @@ describe('hostshare-nfs', () => {
       let port = 0;
       try {
         assert.ok(isMountPoint(nfsFiles(dir).folder), 'the export is a file system of its own');
-        ({ pid, port } = await startNfsServer(dir));
+        assert.ok(tools, 'the test is skipped without them');
+        ({ pid, port } = await startNfsServer(dir, tools.ganesha));
         assert.ok(listensOn(pid, port), 'the server itself listens on the port it was given');
         assert.ok(!listensOn(process.pid, port), 'and no other process does');
         assert.ok(isOurNfsServer(dir, pid), 'the recorded pid is the server started for this VM');

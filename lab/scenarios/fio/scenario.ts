@@ -39,6 +39,9 @@ export type FioParams = z.output<typeof params>;
 /** The lab's jobs in fio's order, whatever order the lab listed them in. */
 const selectedJobs = (p: FioParams) => FIO_JOBS.filter((j) => p.jobs.includes(j.name));
 
+/** Seconds the jobs run for by their parameters: ramp and runtime each. */
+const jobSeconds = (p: FioParams) => selectedJobs(p).length * (p.ramp + p.runtime);
+
 export const fio: Scenario<FioParams> = {
   name: 'fio',
   seed: '003',
@@ -75,8 +78,8 @@ export const fio: Scenario<FioParams> = {
       .join(' '),
   }),
   // Four jobs of ramp + runtime, plus fio's layout of the file and docker run (~20 s under TCG).
-  expectedSeconds: (p) => selectedJobs(p).length * (p.ramp + p.runtime) + 20,
-  timedSeconds: (p) => selectedJobs(p).length * (p.ramp + p.runtime),
+  expectedSeconds: (p) => jobSeconds(p) + 20,
+  timedSeconds: jobSeconds,
   diskBytes: (p) => parseSize(p.size) ?? 0,
   parse: parseFioJson,
   report: fioReport,

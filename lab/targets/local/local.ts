@@ -146,7 +146,7 @@ async function startNfs(store: LocalStateStore, host: HostDefinition, dir: strin
   if (!tools) throw new LabError(NFS_PREREQUISITES, { host: host.name, phase: 'boot' });
   store.update(host.name, { nfsExport: true });
   await mountExport(dir, host.diskGiB, log);
-  const { pid, port } = await startNfsServer(dir);
+  const { pid, port } = await startNfsServer(dir, tools.ganesha);
   store.update(host.name, { nfsPid: pid, nfsPidStart: processStartTicks(pid), nfsPort: port });
   log.line(`nfs-ganesha started: pid ${pid}, on 127.0.0.1:${port}`);
   return { socat: tools.socat, port };

@@ -6,7 +6,7 @@ import type { HostLog } from '../../util/log.js';
 import { freeLoopbackPort } from '../../util/ports.js';
 import { isAlive, isOurProcess, runLocal, stopOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
-import { NFS_PREREQUISITES, findNfsTools, ganeshaConfig, nfsFiles } from './nfs-share.js';
+import { ganeshaConfig, nfsFiles } from './nfs-share.js';
 
 /**
  * Starting and stopping a VM's NFS server (mount kind hostshare-nfs; what it
@@ -110,15 +110,14 @@ async function startOnPort(ganesha: string, dir: string, port: number): Promise<
  * Starts the NFS server of a VM directory on its mounted export and returns
  * its pid and port once it listens, trying up to three free ports. Its
  * config path in its command line is what tells it from any other ganesha.
+ * `ganesha` is the server's path (findNfsTools).
  */
-export async function startNfsServer(dir: string): Promise<{ pid: number; port: number }> {
-  const tools = findNfsTools();
-  if (!tools) throw new LabError(NFS_PREREQUISITES, { phase: 'boot' });
+export async function startNfsServer(dir: string, ganesha: string): Promise<{ pid: number; port: number }> {
   const f = nfsFiles(dir);
   await mkdir(f.recovery, { recursive: true, mode: 0o700 });
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freeLoopbackPort();
-    const pid = await startOnPort(tools.ganesha, dir, port);
+    const pid = await startOnPort(ganesha, dir, port);
     if (pid) return { pid, port };
   }
   throw new LabError(`nfs-ganesha did not listen on 127.0.0.1 (three ports tried); see ${f.log}`, { phase: 'boot' });
