@@ -144,6 +144,20 @@ const labObject = z
       .strict()
       .default({}),
     /**
+     * Fewer repetitions for single scenarios than the lab's: a scenario whose
+     * outcome is yes or no (permissions, lifetime) answers in one trial per
+     * host, while the timed ones need their five. Its trials stop after this
+     * many repetitions; the rest of the run goes on interleaved as before.
+     */
+    scenarioRepetitions: z
+      .object(
+        Object.fromEntries(SCENARIO_NAMES.map((n) => [n, z.number().int().min(1).max(1000).optional()])) as {
+          [K in ScenarioName]: z.ZodOptional<z.ZodNumber>;
+        },
+      )
+      .strict()
+      .default({}),
+    /**
      * Pairs that are the same by construction — two mount kinds, or two
      * hosts of one profile — checked in every report as A/A pairs beside the
      * catalog's own (volume and bind): a difference there is a warning about
@@ -359,6 +373,22 @@ function checkScenarioMounts(lab: Lab, issue: Issue): void {
   }
 }
 
+/** scenarioRepetitions names enabled scenarios and caps them below the lab's repetitions. */
+function checkScenarioRepetitions(lab: Lab, issue: Issue): void {
+  for (const scenarioName of SCENARIO_NAMES) {
+    const cap = lab.scenarioRepetitions[scenarioName];
+    if (cap === undefined) continue;
+    const path = ['scenarioRepetitions', scenarioName];
+    if (lab.scenarios[scenarioName] === undefined) issue(path, `scenario ${scenarioName} is not in scenarios`);
+    if (cap >= lab.repetitions.max) {
+      issue(
+        path,
+        `${cap} is not fewer than the lab's repetitions (${lab.repetitions.max}), so it changes nothing; lower it or remove it`,
+      );
+    }
+  }
+}
+
 export const labSchema = labObject.superRefine((lab, ctx) => {
   const issue: Issue = (path, message) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
   checkHosts(lab, issue);
@@ -366,6 +396,7 @@ export const labSchema = labObject.superRefine((lab, ctx) => {
   checkScenarios(lab, issue);
   checkEquivalent(lab, issue);
   checkScenarioMounts(lab, issue);
+  checkScenarioRepetitions(lab, issue);
 });
 
 export type LabDefinition = z.output<typeof labSchema>;

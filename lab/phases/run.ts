@@ -115,12 +115,19 @@ export async function startRun(
 
 /** What must not change between a run's start and its resumption. */
 function measuredShape(lab: unknown): string {
-  const { hosts, scenarios, mounts, scenarioMounts, repetitions, seed } = JSON.parse(JSON.stringify(lab)) as Record<
-    string,
-    unknown
-  >;
-  // Runs recorded before scenarioMounts existed narrowed nothing.
-  return JSON.stringify({ hosts, scenarios, mounts, scenarioMounts: scenarioMounts ?? {}, repetitions, seed });
+  const { hosts, scenarios, mounts, scenarioMounts, scenarioRepetitions, repetitions, seed } = JSON.parse(
+    JSON.stringify(lab),
+  ) as Record<string, unknown>;
+  // Runs recorded before scenarioMounts or scenarioRepetitions existed narrowed nothing.
+  return JSON.stringify({
+    hosts,
+    scenarios,
+    mounts,
+    scenarioMounts: scenarioMounts ?? {},
+    scenarioRepetitions: scenarioRepetitions ?? {},
+    repetitions,
+    seed,
+  });
 }
 
 /** Refuses a resumption that would mix two experiments or that has nothing to do. */
@@ -130,7 +137,7 @@ async function checkResumable(record: RunRecord, lab: LabDefinition): Promise<Re
     throw new UserError(`run ${runId} is of lab ${manifest.lab.name}, not ${lab.name}`);
   if (measuredShape(manifest.lab) !== measuredShape(lab)) {
     throw new UserError(
-      `the lab definition changed since run ${runId} started (hosts, scenarios, mounts, scenarioMounts, repetitions or seed); resume with the one it started with (${manifest.labFile})`,
+      `the lab definition changed since run ${runId} started (hosts, scenarios, mounts, scenarioMounts, scenarioRepetitions, repetitions or seed); resume with the one it started with (${manifest.labFile})`,
     );
   }
   const previous = record.summary();

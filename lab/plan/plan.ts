@@ -29,6 +29,14 @@ export interface LabMounts<M extends string> {
   scenarioMounts?: Partial<Record<string, readonly M[]>>;
 }
 
+/** How many repetitions a scenario runs: its own cap under scenarioRepetitions, else all of them. */
+export function scenarioRepetitionCap(
+  scenario: string,
+  lab: { scenarioRepetitions?: Partial<Record<string, number>> },
+): number {
+  return lab.scenarioRepetitions?.[scenario] ?? Number.POSITIVE_INFINITY;
+}
+
 /**
  * The mount kinds a scenario runs on, in the lab's order: the lab's list, or
  * its narrowed list under scenarioMounts; ["none"] when it brings its own storage.
@@ -42,18 +50,19 @@ export function scenarioMounts<M extends string>(scenario: ScenarioName, lab: La
 
 /**
  * Every repetition runs every cell in a freshly shuffled order — never "all
- * of A, then all of B". Serial mode shuffles the cells of all hosts together
+ * of A, then all of B" — except a scenario's cells past its own cap
+ * (scenarioRepetitions). Serial mode shuffles the cells of all hosts together
  * (interleaving hosts); parallel mode shuffles each host's cells on their own.
  */
 export function makePlan(lab: LabDefinition, seed = lab.seed): Plan {
   const random = mulberry32(seed);
   const mode = trialMode(lab);
-  const cellsOf = (host: LabDefinition['hosts'][number]) =>
-    enabledScenarios(lab).flatMap((scenario) =>
-      scenarioMounts(scenario, lab).map((mount) => ({ host, scenario, mount })),
-    );
   const trials: Trial[] = [];
   for (let rep = 1; rep <= lab.repetitions.max; rep++) {
+    const cellsOf = (host: LabDefinition['hosts'][number]) =>
+      enabledScenarios(lab)
+        .filter((scenario) => rep <= scenarioRepetitionCap(scenario, lab))
+        .flatMap((scenario) => scenarioMounts(scenario, lab).map((mount) => ({ host, scenario, mount })));
     const groups = mode === 'serial' ? [lab.hosts.flatMap(cellsOf)] : lab.hosts.map(cellsOf);
     for (const cells of groups) {
       for (const { host, scenario, mount } of shuffled(cells, random)) {

@@ -79,6 +79,8 @@ export interface RecordedLab {
   scenarios: Partial<Record<string, unknown>>;
   /** A count, or the stop rule's { min, max, … }, as recorded. */
   repetitions?: unknown;
+  /** Scenarios capped below the lab's repetitions. */
+  scenarioRepetitions: Partial<Record<string, number>>;
 }
 
 export function recordedLab(run: LoadedRun): RecordedLab {
@@ -91,6 +93,7 @@ export function recordedLab(run: LoadedRun): RecordedLab {
     equivalent: lab.equivalent ?? [],
     scenarios: lab.scenarios ?? {},
     repetitions: lab.repetitions,
+    scenarioRepetitions: lab.scenarioRepetitions ?? {},
   };
 }
 

@@ -43,7 +43,10 @@ function headerSection(run: LoadedRun): Section {
   const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
   const plan = m.plan as { seed?: number; mode?: string } | undefined;
   const target = (m.inventory as { target?: string } | undefined)?.target ?? '?';
-  const repetitions = repetitionsText(m.lab.repetitions as LabDefinition['repetitions'], run.summary);
+  const capped = Object.entries(recordedLab(run).scenarioRepetitions).map(([name, n]) => `${name} ${n}`);
+  const repetitions =
+    repetitionsText(m.lab.repetitions as LabDefinition['repetitions'], run.summary) +
+    (capped.length ? ` (fewer for ${capped.join(', ')})` : '');
   const states = [...Journal.finalStates(run.journal).values()];
   const count = (state: string) => states.filter((e) => e.state === state).length;
   const wall = run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : '';

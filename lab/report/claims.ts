@@ -36,7 +36,8 @@ export function answerClaims(ctx: ClaimContext): ClaimAnswer[] {
       if (!answer) return [];
       if (!rule.seedParameters) return [answer];
       const params = recordedParams(ctx.lab, scenario);
-      return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, ctx.lab.repetitions) }];
+      const repetitions = ctx.lab.scenarioRepetitions[scenario.name] ?? ctx.lab.repetitions;
+      return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, repetitions) }];
     });
 }
 

@@ -1,6 +1,6 @@
 import { compareAll } from '../analyze/comparison-rows.js';
 import type { LabDefinition } from '../definition/schema.js';
-import { scenarioMounts } from '../plan/plan.js';
+import { scenarioMounts, scenarioRepetitionCap } from '../plan/plan.js';
 import type { Sample } from '../record/samples.js';
 import type { StopReason } from '../record/schemas.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
@@ -10,14 +10,17 @@ export type { StopReason } from '../record/schemas.js';
 /**
  * The widest 95% interval (hi − lo of the typical ratio) over every pair the
  * report compares; Infinity while any pair has too few runs to bound it
- * (fewer than 4 per side) or no ratio.
+ * (fewer than 4 per side) or no ratio. Scenarios that compare nothing
+ * (permissions' yes/no) and those past their own repetition cap, which more
+ * repetitions would not narrow, do not hold the run.
  */
-export function widestInterval(lab: LabDefinition, samples: readonly Sample[]): number {
+export function widestInterval(lab: LabDefinition, samples: readonly Sample[], done = 0): number {
   let widest = 0;
   const hosts = lab.hosts.map((h) => h.name);
   for (const name of Object.keys(lab.scenarios) as ScenarioName[]) {
-    if (lab.scenarios[name] === undefined) continue;
+    if (lab.scenarios[name] === undefined || scenarioRepetitionCap(name, lab) <= done) continue;
     const metrics = SCENARIOS[name].metrics.filter((m) => m.compare);
+    if (!metrics.length) continue;
     const rows = compareAll(
       samples.filter((s) => s.scenario === name),
       metrics,
@@ -51,7 +54,7 @@ export function stopAfter(
     return { stop: true, reason: 'budget' };
   }
   if (r.targetCiWidth !== undefined) {
-    const widest = widestInterval(lab, samples);
+    const widest = widestInterval(lab, samples, done);
     return widest < r.targetCiWidth ? { stop: true, reason: 'target-ci-width', widest } : { stop: false, widest };
   }
   return { stop: false };

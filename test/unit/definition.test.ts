@@ -165,6 +165,25 @@ describe('lab definition', () => {
     );
   });
 
+  it('scenarioRepetitions caps an enabled scenario below the lab repetitions, or is refused', () => {
+    const two = good.replace('fio: { size: 16M }', 'fio: { size: 16M }\n  permissions: {}');
+    const reps = (n: number) => two.replace(/repetitions: .*/, `repetitions: ${n}`);
+    assert.deepEqual(
+      parseLabDefinition(`${reps(5)}scenarioRepetitions: { permissions: 1 }\n`, 'labs/x.yaml').scenarioRepetitions,
+      { permissions: 1 },
+    );
+    assert.match(
+      errorOf(`${reps(3)}scenarioRepetitions: { permissions: 3 }\n`),
+      /scenarioRepetitions\.permissions: 3 is not fewer than the lab's repetitions \(3\), so it changes nothing/,
+    );
+    assert.match(
+      errorOf(`${reps(5)}scenarioRepetitions: { lifetime: 1 }\n`),
+      /scenarioRepetitions\.lifetime: scenario lifetime is not in scenarios/,
+    );
+    assert.match(errorOf(`${reps(5)}scenarioRepetitions: { permissions: 0 }\n`), /scenarioRepetitions\.permissions/);
+    assert.match(errorOf(`${reps(5)}scenarioRepetitions: { nosuch: 1 }\n`), /scenarioRepetitions/);
+  });
+
   it('scenarioMounts narrows the mounts list for one scenario, and only narrows it', () => {
     const two = good.replace('fio: { size: 16M }', 'fio: { size: 16M }\n  dbench: {}');
     const narrowed = parseLabDefinition(`${two}scenarioMounts: { fio: [bind, volume] }\n`, 'labs/x.yaml');

@@ -137,4 +137,29 @@ repetitions: 1
     assert.deepEqual(scenarioMounts('dbench', narrowed), ['layer', 'bind']);
     assert.deepEqual(scenarioMounts('lifetime', narrowed), ['none']);
   });
+
+  it('scenarioRepetitions stops one scenario after its own count; the rest keep every repetition, still shuffled together', () => {
+    const capped = parseLabDefinition(
+      `name: t
+hosts: [{ name: a, profile: overlay2-xfs }, { name: b, profile: devicemapper-lvm }]
+scenarios: { fio: { size: 16M }, permissions: {} }
+mounts: [layer]
+scenarioRepetitions: { permissions: 1 }
+repetitions: 3
+`,
+      'x.yaml',
+    );
+    const plan = makePlan(capped);
+    const permissions = plan.trials.filter((t) => t.scenario === 'permissions').map((t) => t.id);
+    assert.deepEqual(permissions.sort(), ['r1-a-permissions-none', 'r1-b-permissions-none']);
+    assert.equal(plan.trials.filter((t) => t.scenario === 'fio').length, 2 * 3);
+    // validate's estimate follows the plan: 2 permissions trials of 7 cases x 14 s, not 6.
+    const uncapped = parseLabDefinition(
+      'name: t\nhosts: [{ name: a, profile: overlay2-xfs }, { name: b, profile: devicemapper-lvm }]\n' +
+        'scenarios: { fio: { size: 16M }, permissions: {} }\nmounts: [layer]\nrepetitions: 3\n',
+      'x.yaml',
+    );
+    const saved = planSeconds(uncapped, makePlan(uncapped)).expected - planSeconds(capped, plan).expected;
+    assert.equal(saved, 4 * 7 * 14);
+  });
 });

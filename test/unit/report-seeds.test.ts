@@ -18,13 +18,19 @@ const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-seeds-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The fixture run (fio on xfs and dm, layer and volume), its lab recorded with these fio parameters. */
-function runWithFio(name: string, fio: Record<string, unknown>, repetitions: unknown): LoadedRun {
+function runWithFio(
+  name: string,
+  fio: Record<string, unknown>,
+  repetitions: unknown,
+  scenarioRepetitions = {},
+): LoadedRun {
   const runDir = join(dir, name);
   writeRun(runDir);
   const manifestFile = join(runDir, 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   manifest.lab.scenarios = { fio };
   manifest.lab.repetitions = repetitions;
+  manifest.lab.scenarioRepetitions = scenarioRepetitions;
   writeFileSync(manifestFile, JSON.stringify(manifest));
   return loadRun(runDir);
 }
@@ -63,6 +69,12 @@ describe("parameters unlike the seed's, under each claim", () => {
       md,
       / {2}- as the seed: fio file size 512 MiB; fio runtime per job 15 s; fio ramp per job 2 s; fio iodepth 32; fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; repetitions 3 runs\n/,
     );
+  });
+
+  it('a scenario run fewer times than the lab (scenarioRepetitions) states its own count, in the header and under its claim', async () => {
+    const { md } = await renderRun(runWithFio('capped', {}, 5, { fio: 3 }));
+    assert.match(md, / · 5 repetition\(s\) \(fewer for fio 3\) · /);
+    assert.match(md, / {2}- as the seed: [^\n]*; repetitions 3 runs\n/);
   });
 
   it('a run whose lab recorded no parameters (an old run) says so instead of guessing', async () => {

@@ -81,6 +81,7 @@ const LAB: RecordedLab = {
   scenarioMounts: {},
   equivalent: [],
   scenarios: {},
+  scenarioRepetitions: {},
 };
 
 function sampleOf(

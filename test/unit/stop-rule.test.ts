@@ -68,6 +68,25 @@ describe('stop rule', () => {
     assert.ok((noisy.widest ?? 0) >= 0.1, '(noisy.widest ?? 0) >= 0.1');
   });
 
+  it('scenarios that compare nothing, or have had all their repetitions, do not hold a stop rule back', () => {
+    const withOthers = (extra: string) =>
+      parseLabDefinition(
+        `name: t
+hosts: [{ name: a, profile: overlay2-xfs }, { name: b, profile: devicemapper-lvm }]
+scenarios: { fio: { size: 16M }, permissions: {}, dbench: {} }
+mounts: [layer, volume]
+${extra}
+repetitions: { min: 3, max: 20, targetCiWidth: 0.1 }
+`,
+        'x.yaml',
+      );
+    // permissions has yes/no outcomes only; dbench, capped at 2, has no samples that could ever narrow.
+    const capped = withOthers('scenarioRepetitions: { dbench: 2 }');
+    assert.equal(stopAfter(capped, 5, 0, samples(5, 0.01)).reason, 'target-ci-width');
+    // Uncapped, dbench's missing runs keep the interval unbounded.
+    assert.equal(widestInterval(withOthers(''), samples(5, 0.01), 5), Number.POSITIVE_INFINITY);
+  });
+
   it('widest interval is unbounded while a pair has too few runs', () => {
     assert.equal(widestInterval(lab('3'), samples(2, 0.01)), Number.POSITIVE_INFINITY);
   });
