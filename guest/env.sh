@@ -19,10 +19,30 @@ cat /proc/loadavg > loadavg.txt
 nproc > nproc.txt
 free -b > free.txt
 grep -m1 'model name' /proc/cpuinfo > cpu.txt || true
-# The engine's own account of itself: `docker info` or `podman info`, as text and JSON.
-ll_engine version > "$LL_ENGINE-version.txt" 2>&1 || true
+# The engine's own account of itself (`docker info` or `podman info` as text,
+# version and info as JSON), in as few engine calls as it takes: each costs a
+# second or more under TCG, and this runs on every host at the start of every
+# run. Each JSON call also prints, on the lines before its JSON, the facts
+# summary.json takes from it, so no call is made twice.
 ll_engine info > "$LL_ENGINE-info.txt" 2>&1 || true
-ll_engine info --format '{{json .}}' > "$LL_ENGINE-info.json" 2>/dev/null || echo '{}' > "$LL_ENGINE-info.json"
+nl='{{"\n"}}'
+if [ "$LL_ENGINE" = podman ]; then
+  # No daemon: the local podman is client and engine at once.
+  version_facts='{{.Client.Version}}'
+  info_facts="{{.Store.GraphDriverName}}$nl{{index .Store.GraphStatus \"Backing Filesystem\"}}$nl{{json .Store.GraphOptions}}"
+else
+  # With the containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
+  version_facts='{{.Server.Version}}'
+  info_facts="{{.Driver}}$nl{{range .DriverStatus}}{{if eq (index . 0) \"Backing Filesystem\"}}{{index . 1}}{{end}}{{end}}"
+  info_facts+="$nl{{range .DriverStatus}}{{if eq (index . 0) \"driver-type\"}}{{index . 1}}{{end}}{{end}}"
+fi
+engine_version='' driver='' backing_fs='' third_fact=''
+{ read -r engine_version && cat > "$LL_ENGINE-version.json"; } \
+  < <(ll_engine version --format "$version_facts$nl{{json .}}" 2> /dev/null) || true
+{ read -r driver && read -r backing_fs && read -r third_fact && cat > "$LL_ENGINE-info.json"; } \
+  < <(ll_engine info --format "$info_facts$nl{{json .}}" 2> /dev/null) || true
+[ -s "$LL_ENGINE-info.json" ] || echo '{}' > "$LL_ENGINE-info.json"
+[ -s "$LL_ENGINE-version.json" ] || echo '{}' > "$LL_ENGINE-version.json"
 cp "$LL_DAEMON_JSON" daemon.json 2>/dev/null || true
 cp "$LL_PODMAN_CONF" storage.conf 2>/dev/null || true
 cp "$LL_CONTAINERD_CONF" containerd-config.toml 2>/dev/null || true
@@ -49,25 +69,16 @@ fi
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true
 # Engine, version, storage driver (or snapshotter) and its options, as each engine names them.
+engine_version="${engine_version:-unknown}"
+driver="${driver:-unknown}"
 if [ "$LL_ENGINE" = podman ]; then
-  # No daemon: the local podman is client and engine at once.
-  engine_version="$(ll_engine version --format '{{.Client.Version}}' 2>/dev/null || echo unknown)"
   docker_version="podman $engine_version"
-  driver="$(ll_engine info --format '{{.Store.GraphDriverName}}' 2>/dev/null || echo unknown)"
   snapshotter=""
-  storage_options="$(ll_engine info --format '{{json .Store.GraphOptions}}' 2>/dev/null || true)"
-  backing_fs="$(ll_engine info --format '{{index .Store.GraphStatus "Backing Filesystem"}}' 2>/dev/null || true)"
+  storage_options="$third_fact"
 else
-  engine_version="$(ll_engine version --format '{{.Server.Version}}' 2>/dev/null || echo unknown)"
   docker_version="$engine_version"
-  # One `docker info` for three facts (a second or more per call under TCG). With the
-  # containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
-  status='{{.Driver}}{{"\n"}}{{range .DriverStatus}}{{if eq (index . 0) "driver-type"}}{{index . 1}}{{end}}{{end}}'
-  status+='{{"\n"}}{{range .DriverStatus}}{{if eq (index . 0) "Backing Filesystem"}}{{index . 1}}{{end}}{{end}}'
-  driver='' snapshotter='' backing_fs=''
-  { read -r driver && read -r snapshotter && read -r backing_fs; } < <(ll_engine info --format "$status" 2> /dev/null) || true
-  driver="${driver:-unknown}"
-  if [ -n "${snapshotter:-}" ]; then snapshotter="$driver ($snapshotter)"; fi
+  snapshotter=""
+  if [ -n "$third_fact" ]; then snapshotter="$driver ($third_fact)"; fi
   storage_options="$(sed -n 's/^[[:space:]]*"storage-opts":[[:space:]]*//p' "$LL_DAEMON_JSON" 2>/dev/null | sed 's/,$//' || true)"
 fi
 ll_json_obj \
@@ -79,7 +90,7 @@ ll_json_obj \
   mem_bytes "$(awk '/^MemTotal/{print $2 * 1024}' /proc/meminfo)" \
   engine "$LL_ENGINE" \
   engine_version "$engine_version" \
-  containerd_version "$(containerd --version 2>/dev/null | awk '{print $3}' || true)" \
+  containerd_version "$(awk '/^containerd /{print $3}' containerd-version.txt)" \
   docker_version "$docker_version" \
   storage_driver "$driver" \
   snapshotter "$snapshotter" \
