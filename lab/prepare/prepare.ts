@@ -70,20 +70,18 @@ export async function prepareHost(
     { timeoutMs: 10 * 60_000 },
   );
   for (const image of images) {
-    // Already loaded from these very bytes (a second up, a static machine): skip the upload.
     // Asked of the profile's engine: podman keeps its own image store.
-    const labelled = `${profile.engine} image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}}' ${shellQuote(image.tag)} 2>/dev/null | grep -qx ${shellQuote(image.sha256)}`;
-    if ((await conn.exec(labelled)).code === 0) continue;
-    progress(`${host.name}: loading tool image ${image.tag}`);
-    await conn.pipeFile(
-      image.archive,
-      envCommand({ LL_LAB: lab.name, LL_SHA256: image.sha256 }, [
+    const loadImage = (...args: string[]) =>
+      envCommand({ LL_LAB: lab.name, LL_SHA256: image.sha256, LL_ENGINE: profile.engine }, [
         'bash',
         `${REMOTE_ROOT}/guest/load-image.sh`,
+        ...args,
         image.tag,
-      ]),
-      15 * 60_000,
-    );
+      ]);
+    // Already loaded from these very bytes (a second up, a static machine): skip the upload.
+    if ((await conn.exec(loadImage('--loaded'))).code === 0) continue;
+    progress(`${host.name}: loading tool image ${image.tag}`);
+    await conn.pipeFile(image.archive, loadImage(), 15 * 60_000);
   }
 }
 
