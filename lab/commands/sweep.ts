@@ -2,10 +2,12 @@ import { basename } from 'node:path';
 import { UserError, errorMessage } from '../errors.js';
 import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
 import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
+import { removeGuestImage, staleGuestImages } from '../targets/local/image-sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
 import { removeTemplate, staleTemplates } from '../targets/local/template-store.js';
 import { LockHeldError } from '../util/lock.js';
 import { say } from '../util/log.js';
+import { formatBytes } from '../util/size.js';
 
 export interface SweepOptions {
   dryRun?: boolean;
@@ -17,7 +19,8 @@ export interface SweepOptions {
 
 /**
  * Lists, then deletes (unless --dry-run): local labs whose owner is gone or
- * whose VMs are dead, and cloud stacks whose expiry tag has passed.
+ * whose VMs are dead, guest images and VM templates no `up` will use again,
+ * and cloud stacks whose expiry tag has passed.
  * Returns the number of things that could not be removed.
  */
 export async function sweep(opts: SweepOptions): Promise<number> {
@@ -46,6 +49,15 @@ export async function sweep(opts: SweepOptions): Promise<number> {
     for (const f of found)
       say(`  ${f.remove ? (opts.dryRun ? 'would remove' : 'remove') : 'keep'} lab ${f.lab}: ${f.reason}`);
     for (const f of found.filter((x) => x.remove)) await act(`local lab ${f.lab}`, () => removeLocalLeftover(f.lab));
+    // Images before templates: a template backed by a removed image is stale in the same pass.
+    const images = await staleGuestImages();
+    if (images.unchecked) say(`  guest images: not checked (${images.unchecked})`);
+    for (const image of images.stale) {
+      say(
+        `  ${opts.dryRun ? 'would remove' : 'remove'} guest image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`,
+      );
+      await act(`guest image ${basename(image.dir)}`, () => removeGuestImage(image));
+    }
     const templates = staleTemplates(opts.templates);
     for (const t of templates) {
       say(`  ${opts.dryRun ? 'would remove' : 'remove'} template ${basename(t.dir)}: ${t.reason}`);

@@ -1,5 +1,5 @@
 import { type SpawnOptions, spawn } from 'node:child_process';
-import { constants, accessSync, readFileSync } from 'node:fs';
+import { constants, accessSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { HostLog } from './log.js';
 import { sleep } from './time.js';
 
@@ -145,4 +145,32 @@ export function currentProcessIdentity(): ProcessIdentity {
 
 export function isProcessAlive(identity: ProcessIdentity): boolean {
   return isAlive(identity.pid) && processStartTicks(identity.pid) === identity.startTicks;
+}
+
+/**
+ * Processes with a file under `dir` open (a VM's disk backed by a cached
+ * image): read from /proc/<pid>/fd, so it sees every process this user may
+ * look into, whichever layerlab state folder or checkout started it.
+ */
+export function pidsWithOpenFilesUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue; // gone since, or not ours to look into
+    }
+    const open = fds.some((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+        return target === dir || target.startsWith(`${dir}/`);
+      } catch {
+        return false;
+      }
+    });
+    if (open) pids.push(Number(entry));
+  }
+  return pids;
 }

@@ -54,7 +54,8 @@ function writeLab(name: string, hosts: { name: string; pid?: number }[], owner?:
 function sweep(...args: string[]) {
   return spawnSync(process.execPath, [BIN, 'sweep', '--local', ...args], {
     encoding: 'utf8',
-    env: { ...process.env, LAYERLAB_HOME: home },
+    // A cache of its own: the sweep also removes stale images and templates, never this machine's.
+    env: { ...process.env, LAYERLAB_HOME: home, LAYERLAB_CACHE: join(work, 'cache') },
   });
 }
 

@@ -26,7 +26,8 @@ export function releasePackageFiles(release: OsRelease): string[] {
  * The guest kernel: Debian's cloud kernel, or its generic one where a lab
  * needs what the cloud kernel leaves out (9p). Each is kernel.<flavour>.txt.
  */
-export type KernelFlavour = 'cloud' | 'generic';
+export const KERNEL_FLAVOURS = ['cloud', 'generic'] as const;
+export type KernelFlavour = (typeof KERNEL_FLAVOURS)[number];
 
 const kernelList = (kernel: KernelFlavour) => join(RECIPE_DIR, `kernel.${kernel}.txt`);
 
@@ -67,6 +68,10 @@ const imagePackageFiles = (release: OsRelease, kernel: KernelFlavour) => [
   kernelList(kernel),
 ];
 
+/** Where the image of this release, kernel and key is cached (image-sweep.ts reads the names back). */
+export const guestImageDir = (release: OsRelease, kernel: KernelFlavour, key: string) =>
+  join(cacheRoot(), 'images', `guest-${release}${kernel === 'cloud' ? '' : `-${kernel}`}-${key}`);
+
 /**
  * Builds (once per recipe, release and kernel) the Debian guest image the
  * local VMs of that release boot from. `release` and `kernel` are last so
@@ -79,7 +84,7 @@ export async function ensureGuestImage(
   kernel: KernelFlavour = 'cloud',
 ): Promise<GuestImage> {
   const key = await guestImageKey(release, kernel);
-  const dir = join(cacheRoot(), 'images', `guest-${release}${kernel === 'cloud' ? '' : `-${kernel}`}-${key}`);
+  const dir = guestImageDir(release, kernel, key);
   const image: GuestImage = {
     key,
     release,
