@@ -89,7 +89,7 @@ describe('sweep: guest images', () => {
       r.stdout + r.stderr,
       /guest image guest-debian-12-(2|3)|guest-debian-13-generic|would remove guest image guest-debian-12-[0-9a-f]{16} .*60 days/,
     );
-    assert.ok(existsSync(old));
+    assert.ok(existsSync(old), 'a dry run removes nothing');
   });
 
   it('removes it; the current image, a recently used one, one held open and one a lab records stay', () => {
@@ -107,6 +107,6 @@ describe('sweep: guest images', () => {
     age(open, 10);
     const r = sweep();
     assert.match(r.stdout + r.stderr, /removed guest image guest-debian-12-2222222222222222/);
-    assert.ok(existsSync(ofLab) && existsSync(current));
+    assert.ok(existsSync(ofLab) && existsSync(current), 'the image of a lab that is up and the current image stay');
   });
 });
