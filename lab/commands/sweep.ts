@@ -17,6 +17,27 @@ export interface SweepOptions {
   templates?: boolean;
 }
 
+type Act = (what: string, remove: () => Promise<void>) => Promise<void>;
+
+/** This machine's part: leftover labs, then guest images, then templates (one on a removed image goes too). */
+async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
+  const verb = opts.dryRun ? 'would remove' : 'remove';
+  const found = findLocalLeftovers();
+  say(`local: ${found.length ? '' : 'nothing found'}`);
+  for (const f of found) say(`  ${f.remove ? verb : 'keep'} lab ${f.lab}: ${f.reason}`);
+  for (const f of found.filter((x) => x.remove)) await act(`local lab ${f.lab}`, () => removeLocalLeftover(f.lab));
+  const images = await staleGuestImages();
+  if (images.unchecked) say(`  guest images: not checked (${images.unchecked})`);
+  for (const image of images.stale) {
+    say(`  ${verb} guest image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`);
+    await act(`guest image ${basename(image.dir)}`, () => removeGuestImage(image));
+  }
+  for (const t of staleTemplates(opts.templates)) {
+    say(`  ${verb} template ${basename(t.dir)}: ${t.reason}`);
+    await act(`template ${basename(t.dir)}`, () => removeTemplate(t));
+  }
+}
+
 /**
  * Lists, then deletes (unless --dry-run): local labs whose owner is gone or
  * whose VMs are dead, guest images and VM templates no `up` will use again,
@@ -27,7 +48,7 @@ export async function sweep(opts: SweepOptions): Promise<number> {
   const both = !opts.local && !opts.cloud;
   if (opts.cloud) requirePulumiCli('sweep --cloud');
   let failures = 0;
-  const act = async (what: string, remove: () => Promise<void>) => {
+  const act: Act = async (what, remove) => {
     if (opts.dryRun) return;
     try {
       await remove();
@@ -43,27 +64,7 @@ export async function sweep(opts: SweepOptions): Promise<number> {
     }
   };
 
-  if (opts.local || both) {
-    const found = findLocalLeftovers();
-    say(`local: ${found.length ? '' : 'nothing found'}`);
-    for (const f of found)
-      say(`  ${f.remove ? (opts.dryRun ? 'would remove' : 'remove') : 'keep'} lab ${f.lab}: ${f.reason}`);
-    for (const f of found.filter((x) => x.remove)) await act(`local lab ${f.lab}`, () => removeLocalLeftover(f.lab));
-    // Images before templates: a template backed by a removed image is stale in the same pass.
-    const images = await staleGuestImages();
-    if (images.unchecked) say(`  guest images: not checked (${images.unchecked})`);
-    for (const image of images.stale) {
-      say(
-        `  ${opts.dryRun ? 'would remove' : 'remove'} guest image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`,
-      );
-      await act(`guest image ${basename(image.dir)}`, () => removeGuestImage(image));
-    }
-    const templates = staleTemplates(opts.templates);
-    for (const t of templates) {
-      say(`  ${opts.dryRun ? 'would remove' : 'remove'} template ${basename(t.dir)}: ${t.reason}`);
-      await act(`template ${basename(t.dir)}`, () => removeTemplate(t));
-    }
-  }
+  if (opts.local || both) await sweepLocal(opts, act);
 
   if (opts.cloud || both) {
     if (!findPulumiCli()) {
