@@ -56,11 +56,15 @@ export function isAlive(pid: number): boolean {
  * path components only: `<dir>.log` and `<dir>2/` do not name `<dir>`.
  */
 export function argvNames(argv: readonly string[], dir: string): boolean {
-  const names = (value: string) => value === dir || value.startsWith(`${dir}/`);
   return argv.some((arg) => {
     const values = [arg, ...arg.split(/[=:]/).slice(1)].flatMap((v) => v.split(/(?<!,),(?!,)/));
-    return values.some(names);
+    return values.some((v) => isWithin(v, dir));
   });
+}
+
+/** `path` is `dir` or under it, by whole path components (`<dir>2/x` is not). */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
 }
 
 function commandLine(pid: number): string[] | undefined {
@@ -148,12 +152,12 @@ export function isProcessAlive(identity: ProcessIdentity): boolean {
 }
 
 /**
- * Processes with a file under `dir` open (a VM's disk backed by a cached
- * image): read from /proc/<pid>/fd, so it sees every process this user may
- * look into, whichever layerlab state folder or checkout started it.
+ * The files under `dir` that some process has open (a VM's disk backed by a
+ * cached image), read once from every /proc/<pid>/fd this user may look
+ * into, whichever layerlab state folder or checkout started the process.
  */
-export function pidsWithOpenFilesUnder(dir: string): number[] {
-  const pids: number[] = [];
+export function openFilesUnder(dir: string): string[] {
+  const open: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let fds: string[];
@@ -162,15 +166,14 @@ export function pidsWithOpenFilesUnder(dir: string): number[] {
     } catch {
       continue; // gone since, or not ours to look into
     }
-    const open = fds.some((fd) => {
+    for (const fd of fds) {
       try {
         const target = readlinkSync(`/proc/${entry}/fd/${fd}`);
-        return target === dir || target.startsWith(`${dir}/`);
+        if (isWithin(target, dir)) open.push(target);
       } catch {
-        return false;
+        // closed since
       }
-    });
-    if (open) pids.push(Number(entry));
+    }
   }
-  return pids;
+  return open;
 }

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { OS_RELEASE_NAMES } from '../../catalog.js';
 import { errorMessage } from '../../errors.js';
 import { cacheRoot, labsRoot } from '../../paths.js';
-import { pidsWithOpenFilesUnder } from '../../util/proc.js';
+import { isWithin, openFilesUnder } from '../../util/proc.js';
 import { KERNEL_FLAVOURS, guestImageDir, guestImageKey } from './image.js';
 import { readLocalState } from './state.js';
 
@@ -70,11 +70,12 @@ export async function staleGuestImages(): Promise<{ stale: StaleGuestImage[]; un
     return { stale: [], unchecked: errorMessage(err) };
   }
   const usedByLabs = keysOfLabs();
+  const open = openFilesUnder(root);
   const stale: StaleGuestImage[] = [];
   for (const name of readdirSync(root)) {
     const dir = join(root, name);
     if (!GUEST_IMAGE_NAME.test(name) || current.has(name) || !statSync(dir).isDirectory()) continue;
-    if (usedByLabs.has(name.slice(-16)) || pidsWithOpenFilesUnder(dir).length) continue;
+    if (usedByLabs.has(name.slice(-16)) || open.some((file) => isWithin(file, dir))) continue;
     const days = unusedDays(dir);
     if (days <= IMAGE_UNUSED_DAYS) continue;
     stale.push({
