@@ -109,6 +109,14 @@ const target = z
   })
   .strict();
 
+/** An optional `value` per scenario name, nothing else (scenarioMounts, scenarioRepetitions). */
+const perScenario = <T extends z.ZodTypeAny>(value: T) =>
+  z
+    .object(
+      Object.fromEntries(SCENARIO_NAMES.map((n) => [n, value.optional()])) as { [K in ScenarioName]: z.ZodOptional<T> },
+    )
+    .strict();
+
 const scenarioShape = Object.fromEntries(SCENARIO_NAMES.map((n) => [n, SCENARIOS[n].params.optional()])) as {
   [K in ScenarioName]: z.ZodOptional<(typeof SCENARIOS)[K]['params']>;
 };
@@ -135,28 +143,14 @@ const labObject = z
      * Narrows `mounts` for single scenarios (e.g. db-import on volume and
      * hostshare only); every listed kind must be one of the lab's `mounts`.
      */
-    scenarioMounts: z
-      .object(
-        Object.fromEntries(SCENARIO_NAMES.map((n) => [n, z.array(z.enum(MOUNT_KIND_NAMES)).min(1).optional()])) as {
-          [K in ScenarioName]: z.ZodOptional<z.ZodArray<z.ZodEnum<typeof MOUNT_KIND_NAMES>>>;
-        },
-      )
-      .strict()
-      .default({}),
+    scenarioMounts: perScenario(z.array(z.enum(MOUNT_KIND_NAMES)).min(1)).default({}),
     /**
      * Fewer repetitions for single scenarios than the lab's: a scenario whose
      * outcome is yes or no (permissions, lifetime) answers in one trial per
-     * host, while the timed ones need their five. Its trials stop after this
+     * host, while the timed ones need all of theirs. Its trials stop after this
      * many repetitions; the rest of the run goes on interleaved as before.
      */
-    scenarioRepetitions: z
-      .object(
-        Object.fromEntries(SCENARIO_NAMES.map((n) => [n, z.number().int().min(1).max(1000).optional()])) as {
-          [K in ScenarioName]: z.ZodOptional<z.ZodNumber>;
-        },
-      )
-      .strict()
-      .default({}),
+    scenarioRepetitions: perScenario(z.number().int().min(1).max(1000)).default({}),
     /**
      * Pairs that are the same by construction — two mount kinds, or two
      * hosts of one profile — checked in every report as A/A pairs beside the
