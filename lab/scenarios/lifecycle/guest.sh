@@ -54,15 +54,34 @@ if [ "$LL_ENGINE" = docker ] && [ "$(docker info --format '{{.Driver}}')" = devi
   thin_pool=docker/thinpool
 fi
 
+# Bytes du counts under the data root. du -x: container file systems mounted
+# inside the root (overlay merged dirs, devicemapper mounts) are not counted
+# twice. Counted again when the tree changed while du walked it: an engine may
+# still be removing a stopped container's files after its CLI returned
+# (Podman's cleanup process does, and du then fails with "fts_read failed";
+# run 20261202-122127-e2e-stacks-8fe2).
+data_root_bytes() {
+  local out attempt
+  for attempt in 1 2 3 4 5; do
+    if out="$(du -sxB1 -- "$root" 2>&1)" && [[ "$out" =~ ^[0-9]+$'\t' ]]; then
+      printf '%s' "${out%%$'\t'*}"
+      return 0
+    fi
+    [ "$attempt" = 5 ] || sleep 1
+  done
+  ll_die "du of the data root $root failed 5 times, the last: $out"
+}
+
 # The disk use now, tab-separated in the header's order. Taken between phases,
 # outside their timing; sync first, so that the thin pool has allocated what
-# the page cache still held. du -x: container file systems mounted inside the
-# root (overlay merged dirs, devicemapper mounts) are not counted twice.
+# the page cache still held. Every failure returns: this runs inside a command
+# substitution, where bash does not apply set -e, and the caller's assignment
+# is what stops the script.
 disk_state() {
   local bytes df images containers volumes thin=$'-\t-\t-' pool data meta size
   sync
-  bytes="$(du -sxB1 -- "$root" | cut -f1)"
-  df="$(docker system df --format $'{{.Type}}\t{{.Size}}')"
+  bytes="$(data_root_bytes)" || return 1
+  df="$(docker system df --format $'{{.Type}}\t{{.Size}}')" || ll_die "docker system df failed"
   images="$(awk -F'\t' '$1 == "Images" { print $2 }' <<< "$df")"
   containers="$(awk -F'\t' '$1 == "Containers" { print $2 }' <<< "$df")"
   volumes="$(awk -F'\t' '$1 == "Local Volumes" { print $2 }' <<< "$df")"
