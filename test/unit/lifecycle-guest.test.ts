@@ -75,6 +75,7 @@ describe('lifecycle guest.sh: disk use between phases', () => {
   it('du failing while the tree changes is counted again: every phase has its byte count', () => {
     const { status, stderr, rows } = runGuest(3);
     assert.equal(status, 0, stderr);
+    assert.equal(stderr.match(/fts_read failed.*; counting again/g)?.length, 3, `each retry said why: ${stderr}`);
     assert.deepEqual(
       rows.map((r) => r[0]),
       ['start', 'run', 'inspect', 'stop', 'rm'],

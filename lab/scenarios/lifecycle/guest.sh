@@ -67,7 +67,7 @@ data_root_bytes() {
       printf '%s' "${out%%$'\t'*}"
       return 0
     fi
-    [ "$attempt" = 5 ] || sleep 1
+    [ "$attempt" = 5 ] || { echo "layerlab: du of the data root failed ($out); counting again" >&2; sleep 1; }
   done
   ll_die "du of the data root $root failed 5 times, the last: $out"
 }
