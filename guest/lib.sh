@@ -34,7 +34,11 @@ LL_CONTAINERD_ROOT=$LL_DOCKER_DIR/layerlab-containerd
 LL_CONTAINERD_CONF=/etc/containerd/config.toml
 # The engine the host's profile set up (ll_profile_begin records it): docker or
 # podman. Every container command of every script goes through ll_engine.
-LL_ENGINE="${LL_ENGINE:-$(cat "$LL_STATE/engine" 2>/dev/null || echo docker)}"
+# read, not cat: this runs at every script's start, where a process costs
+# tens of milliseconds under TCG.
+if [ -z "${LL_ENGINE:-}" ]; then
+  read -r LL_ENGINE 2>/dev/null < "$LL_STATE/engine" || LL_ENGINE=docker
+fi
 
 ll_die() {
   echo "layerlab: $*" >&2
@@ -141,28 +145,36 @@ ll_hostshare_mount() {
   esac
 }
 
-# Creates directory $1 (mode 0700) unless it exists, and refuses one that
-# someone other than root could have planted or can write into: a symbolic
-# link, another owner, group- or world-writable. Root never writes through it.
+# Creates each directory (mode 0700, parents first) unless it exists, and
+# refuses one that someone other than root could have planted or can write
+# into: a symbolic link, another owner, group- or world-writable. Root never
+# writes through it: the caller writes only once this has returned. One stat
+# for all of them, and chmod only where the mode is not 0700 yet: every trial
+# starts here, and each process costs tens of milliseconds under TCG.
 ll_safe_dir() {
-  local dir="$1" owner mode
-  [ ! -L "$dir" ] || ll_die "$dir is a symbolic link, refusing to use it: remove it (it is not layerlab's), then retry"
-  if [ ! -e "$dir" ]; then
-    # Not mkdir -p: a folder someone creates in between makes this fail, not pass.
-    mkdir -m 0700 -- "$dir" || ll_die "cannot create $dir"
-  fi
-  [ -d "$dir" ] || ll_die "$dir is not a directory, refusing to use it: remove it, then retry"
-  read -r owner mode < <(stat -c '%u %a' -- "$dir")
-  [ "$owner" = 0 ] || ll_die "$dir is owned by uid $owner, not root, refusing to use it: remove it, then retry"
-  [ $((8#$mode & 8#022)) = 0 ] ||
-    ll_die "$dir is group- or world-writable (mode $mode), refusing to use it: remove it, then retry"
-  chmod 0700 -- "$dir"
+  local dir owner mode stats
+  for dir in "$@"; do
+    [ ! -L "$dir" ] || ll_die "$dir is a symbolic link, refusing to use it: remove it (it is not layerlab's), then retry"
+    if [ ! -e "$dir" ]; then
+      # Not mkdir -p: a folder someone creates in between makes this fail, not pass.
+      mkdir -m 0700 -- "$dir" || ll_die "cannot create $dir"
+    fi
+    [ -d "$dir" ] || ll_die "$dir is not a directory, refusing to use it: remove it, then retry"
+  done
+  # stat -c of a symbolic link describes the link itself: one planted since
+  # the check above shows its owner, never root's.
+  stats="$(stat -c '%u %a %n' -- "$@")" || ll_die "cannot read the owner and mode of $*"
+  while read -r owner mode dir; do
+    [ "$owner" = 0 ] || ll_die "$dir is owned by uid $owner, not root, refusing to use it: remove it, then retry"
+    [ $((8#$mode & 8#022)) = 0 ] ||
+      ll_die "$dir is group- or world-writable (mode $mode), refusing to use it: remove it, then retry"
+    [ "$mode" = 700 ] || chmod 0700 -- "$dir"
+  done <<< "$stats"
 }
 
 # The state and scratch folders, checked (ll_safe_dir) before anything is written there.
 ll_work_dir() {
-  ll_safe_dir "$LL_STATE"
-  ll_safe_dir "$LL_WORK"
+  ll_safe_dir "$LL_STATE" "$LL_WORK"
 }
 
 # Everything layerlab creates in Docker carries its lab's label (and its run's,
@@ -244,17 +256,25 @@ ll_reap_stale_trial() {
 
 # Writes MANIFEST in directory $1: "sha256 size path" for every other file, so
 # that the controller can prove that what it unpacked is what the guest wrote.
-# One sha256sum and one stat for all files, not three processes per file:
-# under TCG each process start costs tens of milliseconds.
+# Two processes for all files (find for the sizes and paths, one sha256sum),
+# the rest in bash: under TCG each process start costs tens of milliseconds,
+# and this runs on every trial.
 ll_write_manifest() {
-  local dir="$1"
-  (
-    cd "$dir" || exit 1
-    local files=()
-    mapfile -d '' files < <(find . -type f ! -name MANIFEST -print0 | sort -z)
-    [ "${#files[@]}" -gt 0 ] || exit 0
-    paste -d' ' <(sha256sum -- "${files[@]}" | cut -d' ' -f1) <(stat -c '%s %n' -- "${files[@]}") | sed 's| \./| |'
-  ) > "$dir/MANIFEST"
+  local dir="$1" found=() entries=() paths=() sums=() entry i
+  # "size path" of every file; the MANIFEST (if any) is not one of them.
+  mapfile -d '' found < <(find "$dir" -type f -printf '%s %P\0')
+  for entry in "${found[@]}"; do
+    [ "${entry#* }" != MANIFEST ] || continue
+    entries+=("$entry")
+    paths+=("$dir/${entry#* }")
+  done
+  : > "$dir/MANIFEST"
+  [ "${#entries[@]}" -gt 0 ] || return 0
+  mapfile -t sums < <(sha256sum -- "${paths[@]}")
+  [ "${#sums[@]}" = "${#entries[@]}" ] || ll_die "sha256sum of the files in $dir failed"
+  for i in "${!entries[@]}"; do
+    printf '%s %s\n' "${sums[i]%% *}" "${entries[i]}"
+  done > "$dir/MANIFEST"
 }
 
 # Whether the engine is up: dockerd's service, or podman answering (no daemon).

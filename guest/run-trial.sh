@@ -6,7 +6,10 @@
 # The scenario's exit status is recorded, not propagated: raw output is the truth
 # and the controller decides what failed.
 set -euo pipefail
-source "$(dirname "$0")/lib.sh"
+# Builtins wherever they do the job (${0%/*}, read, $EPOCHREALTIME): under TCG
+# every process started here costs tens of milliseconds of harness time on
+# every trial. The controller always starts this script by its full path.
+source "${0%/*}/lib.sh"
 ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
 
 ll_reap_stale_trial
@@ -14,13 +17,11 @@ case "$LL_OUT" in
   "$LL_WORK"/*/*) ;;
   *) ll_die "LL_OUT=$LL_OUT is not a trial folder under $LL_WORK" ;;
 esac
-rm -rf -- "$LL_OUT"
+if [ -e "$LL_OUT" ] || [ -L "$LL_OUT" ]; then rm -rf -- "$LL_OUT"; fi
 mkdir -p -- "$LL_OUT"
 script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
 [ -f "$script" ] || ll_die "no guest script for scenario $LL_SCENARIO"
 
-# Builtins around the measured part (read, $EPOCHREALTIME): under TCG every
-# process started here would be harness time on every trial.
 # The 9th field of /proc/stat's first line ("cpu ...") is steal time, in ticks.
 read -r load_before < /proc/loadavg
 read -r _ _ _ _ _ _ _ _ steal_before _ < /proc/stat
@@ -46,5 +47,6 @@ ll_json_obj \
 
 ll_write_manifest "$LL_OUT"
 tar -cf - -C "$LL_OUT" .
-rm -rf -- "$LL_OUT"
-rm -f -- "$LL_TRIAL_PIDFILE"
+# The pidfile last (rm takes its operands in order): its absence says this
+# attempt ran to its end (ll_reap_stale_trial).
+rm -rf -- "$LL_OUT" "$LL_TRIAL_PIDFILE"

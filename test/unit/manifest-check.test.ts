@@ -1,7 +1,7 @@
 /** The guest's MANIFEST (written by guest/lib.sh itself) against what the controller unpacked. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -38,6 +38,20 @@ describe('trial MANIFEST check', () => {
       'meta.json: missing',
       "stray.txt: not in the guest's MANIFEST",
       'sub/with space.txt: 10 bytes, the guest wrote 1000',
+    ]);
+  });
+
+  it('written again, it lists every file but itself (a file called MANIFEST in a subfolder is listed)', async () => {
+    const dir = trialDir('again');
+    writeFileSync(join(dir, 'sub', 'MANIFEST'), 'a scenario may name a file so\n');
+    execFileSync('bash', ['-c', 'set -euo pipefail; source "$1"; ll_write_manifest "$2"', '_', LIB, dir]);
+    assert.deepEqual(await checkManifest(dir), []);
+    const listed = readFileSync(join(dir, 'MANIFEST'), 'utf8').trim().split('\n');
+    assert.deepEqual(listed.map((line) => line.split(' ').slice(2).join(' ')).sort(), [
+      'fio.json',
+      'meta.json',
+      'sub/MANIFEST',
+      'sub/with space.txt',
     ]);
   });
 

@@ -368,6 +368,13 @@ describe('finding 6: the hosts’ work folder', () => {
       assert.equal(r3.code, 0, r3.stderr);
       assert.equal(r3.stdout.trim(), '0 700\n0 700', 'root-owned, 0700');
       assert.ok(existsSync(join(fresh.dir, 'state', 'work', 'trial.pid')), 'trial.pid written');
+
+      const loose = fakeHost();
+      mkdirSync(join(loose.dir, 'state', 'work'), { recursive: true });
+      chmodSync(join(loose.dir, 'state'), 0o755);
+      const r4 = loose.bash('ll_reap_stale_trial; stat -c "%u %a" "$LL_STATE" "$LL_WORK"');
+      assert.equal(r4.code, 0, r4.stderr);
+      assert.equal(r4.stdout.trim(), '0 700\n0 700', 'an existing 0755 folder of root’s is made 0700');
     },
   );
 
