@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { planSeconds } from '../../lab/commands/validate.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { makePlan, scenarioMounts } from '../../lab/plan/plan.ts';
+import { SCENARIOS, boundScenario } from '../../lab/scenarios/index.ts';
 
 const lab = (extra = '') =>
   parseLabDefinition(
@@ -28,9 +29,11 @@ describe('plan', () => {
           'mounts: [layer, volume]\nrepetitions: 3\n',
         'x.yaml',
       );
-    // Per host and repetition: fio on 2 mounts (2 jobs x 12 s timed, +20 s), dbench on 2 (120 s timed, +15 s), permissions once (7 cases x 14 s).
-    const perHostRep = { timed: 2 * 24 + 2 * 120, expected: 2 * 44 + 2 * 135 + 7 * 14 };
     const serial = timedLab('serial');
+    // Per host and repetition: fio on 2 mounts (2 jobs x 12 s timed), dbench on 2 (120 s timed), permissions once;
+    // each scenario's own estimate of a trial.
+    const one = (name: 'fio' | 'dbench' | 'permissions') => boundScenario(serial, name).expectedSeconds();
+    const perHostRep = { timed: 2 * 24 + 2 * 120, expected: 2 * one('fio') + 2 * one('dbench') + one('permissions') };
     assert.deepEqual(planSeconds(serial, makePlan(serial)), {
       timed: 2 * 3 * perHostRep.timed,
       expected: 2 * 3 * perHostRep.expected,
@@ -153,13 +156,13 @@ repetitions: 3
     const permissions = plan.trials.filter((t) => t.scenario === 'permissions').map((t) => t.id);
     assert.deepEqual(permissions.sort(), ['r1-a-permissions-none', 'r1-b-permissions-none']);
     assert.equal(plan.trials.filter((t) => t.scenario === 'fio').length, 2 * 3);
-    // validate's estimate follows the plan: 2 permissions trials of 7 cases x 14 s, not 6.
+    // validate's estimate follows the plan: 2 permissions trials, not 6.
     const uncapped = parseLabDefinition(
       'name: t\nhosts: [{ name: a, profile: overlay2-xfs }, { name: b, profile: devicemapper-lvm }]\n' +
         'scenarios: { fio: { size: 16M }, permissions: {} }\nmounts: [layer]\nrepetitions: 3\n',
       'x.yaml',
     );
     const saved = planSeconds(uncapped, makePlan(uncapped)).expected - planSeconds(capped, plan).expected;
-    assert.equal(saved, 4 * 7 * 14);
+    assert.equal(saved, 4 * SCENARIOS.permissions.expectedSeconds(SCENARIOS.permissions.params.parse({})));
   });
 });
