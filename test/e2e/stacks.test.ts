@@ -22,10 +22,13 @@ const LAB = 'e2e-stacks';
 const labFile = join(work, 'stacks.yaml');
 const HOSTS = ['d26', 'ctrd', 'pod'];
 
+// Three cold VMs booting at once on two emulated cores: one once took more
+// than the default 300 s to answer SSH (as in labs/stacks-tcg.yaml).
 writeFileSync(
   labFile,
   `name: ${LAB}
 seed: 18
+target: { local: { bootTimeoutSec: 900 } }
 hosts:
   - { name: d26, profile: overlay2-ext4, os: debian-13, diskGiB: 2 }
   - { name: ctrd, profile: containerd-ext4, os: debian-13, diskGiB: 2 }
