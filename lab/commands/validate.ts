@@ -26,7 +26,11 @@ export function planSeconds(lab: LabDefinition, plan: Plan): { expected: number;
 }
 
 const hours = (seconds: number) =>
-  seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${Math.round(seconds / 60)} min`;
+  seconds >= 3600
+    ? `${(seconds / 3600).toFixed(1)} h`
+    : seconds >= 90
+      ? `${Math.round(seconds / 60)} min`
+      : `${Math.round(seconds)} s`;
 
 /** `layerlab validate <file>`: checks a lab definition and plans it; starts nothing. */
 export async function validateCommand(file: string): Promise<void> {

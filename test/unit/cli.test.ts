@@ -50,6 +50,17 @@ describe('CLI', () => {
     assert.match(r.stdout, /expected time: \d+ min on a 2-core machine without KVM .*with KVM between \d+ min/);
   });
 
+  it('validate gives a short expected time in seconds, not "0 min"', () => {
+    const file = join(work, 'short.yaml');
+    writeFileSync(
+      file,
+      'name: short\nhosts: [{name: a, profile: overlay2-xfs}]\nscenarios: {fio: {runtime: 1, ramp: 0, jobs: [seqwrite]}}\nmounts: [layer]\nrepetitions: 1\n',
+    );
+    const r = layerlab('validate', file);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /expected time: \d+ s on a 2-core machine without KVM .*with KVM between 1 s/);
+  });
+
   it('every ready lab in labs/ validates', () => {
     const dir = resolve(import.meta.dirname, '..', '..', 'labs');
     const labs = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
