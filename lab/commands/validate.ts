@@ -25,12 +25,12 @@ export function planSeconds(lab: LabDefinition, plan: Plan): { expected: number;
   return { expected: total((s) => s.expected), timed: total((s) => s.timed) };
 }
 
-const hours = (seconds: number) =>
-  seconds >= 3600
-    ? `${(seconds / 3600).toFixed(1)} h`
-    : seconds >= 90
-      ? `${Math.round(seconds / 60)} min`
-      : `${Math.round(seconds)} s`;
+/** A duration as people plan with it: hours, minutes, or seconds for a short lab. */
+function hours(seconds: number): string {
+  if (seconds >= 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  if (seconds >= 90) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds)} s`;
+}
 
 /** `layerlab validate <file>`: checks a lab definition and plans it; starts nothing. */
 export async function validateCommand(file: string): Promise<void> {
