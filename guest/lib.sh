@@ -35,9 +35,10 @@ LL_CONTAINERD_CONF=/etc/containerd/config.toml
 # The engine the host's profile set up (ll_profile_begin records it): docker or
 # podman. Every container command of every script goes through ll_engine.
 # read, not cat: this runs at every script's start, where a process costs
-# tens of milliseconds under TCG.
+# tens of milliseconds under TCG. No file: docker. A file: its first line,
+# with or without a newline at its end (read's status says only that).
 if [ -z "${LL_ENGINE:-}" ]; then
-  read -r LL_ENGINE 2>/dev/null < "$LL_STATE/engine" || LL_ENGINE=docker
+  if [ -e "$LL_STATE/engine" ]; then read -r LL_ENGINE < "$LL_STATE/engine" || :; else LL_ENGINE=docker; fi
 fi
 
 ll_die() {
