@@ -269,9 +269,8 @@ ll_write_manifest() {
     entries+=("$entry")
     paths+=("$dir/${entry#* }")
   done
-  : > "$dir/MANIFEST"
-  [ "${#entries[@]}" -gt 0 ] || return 0
-  mapfile -t sums < <(sha256sum -- "${paths[@]}")
+  # No files, no sha256sum: without operands it would hash its stdin.
+  if [ "${#paths[@]}" -gt 0 ]; then mapfile -t sums < <(sha256sum -- "${paths[@]}"); fi
   [ "${#sums[@]}" = "${#entries[@]}" ] || ll_die "sha256sum of the files in $dir failed"
   for i in "${!entries[@]}"; do
     printf '%s %s\n' "${sums[i]%% *}" "${entries[i]}"
