@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { planSeconds } from '../../lab/commands/validate.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
 import { makePlan, scenarioMounts } from '../../lab/plan/plan.ts';
-import { SCENARIOS, boundScenario } from '../../lab/scenarios/index.ts';
+import { boundScenario } from '../../lab/scenarios/index.ts';
 
 const lab = (extra = '') =>
   parseLabDefinition(
@@ -163,6 +163,6 @@ repetitions: 3
       'x.yaml',
     );
     const saved = planSeconds(uncapped, makePlan(uncapped)).expected - planSeconds(capped, plan).expected;
-    assert.equal(saved, 4 * SCENARIOS.permissions.expectedSeconds(SCENARIOS.permissions.params.parse({})));
+    assert.equal(saved, 4 * boundScenario(uncapped, 'permissions').expectedSeconds());
   });
 });
