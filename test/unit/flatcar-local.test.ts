@@ -230,6 +230,7 @@ describe('local Flatcar: the QEMU command line', () => {
     const debian = qemuArgs(vm);
     assert.equal(debian.includes('-fw_cfg'), false, 'no fw_cfg');
     assert.equal(debian[debian.indexOf('-kernel') + 1], '/g/vmlinuz');
+    assert.match(debian[debian.indexOf('-append') + 1] ?? '', / panic=1( |$)/, 'a panicking guest kernel reboots');
     assert.ok(debian.includes('virtio-blk-pci,drive=seed,serial=llseed'), 'seed disk');
     assert.ok(debian.includes('virtio-blk-pci,drive=root'), 'root device without bootindex');
   });

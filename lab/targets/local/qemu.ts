@@ -120,6 +120,16 @@ export const vmFiles = (dir: string) => ({
   key: join(dir, 'id_ed25519'),
 });
 
+/**
+ * The Debian guests' kernel command line. panic=1: a guest kernel that
+ * panics reboots after a second (QEMU resets the machine; the seed unit runs
+ * on every boot), so a boot that panics gets a second one before the SSH
+ * deadline instead of hanging until it. Under TCG with several vCPUs a guest
+ * kernel can trip over its own code patching: a Debian 13 VM panicked 35 s
+ * into its boot with "Oops: int3" in enqueue_task_fair (stacks e2e at a33b84d).
+ */
+export const GUEST_KERNEL_CMDLINE = 'root=LABEL=layerlab-root rw console=ttyS0 quiet panic=1';
+
 export function qemuArgs(spec: VmSpec): string[] {
   const f = vmFiles(spec.dir);
   const accel =
@@ -136,10 +146,7 @@ export function qemuArgs(spec: VmSpec): string[] {
   // A Flatcar image boots through the firmware from its root disk (its GRUB picks /usr A or B).
   const kernel = spec.flatcar
     ? []
-    : [
-        ...['-kernel', spec.image.kernel, '-initrd', spec.image.initrd],
-        ...['-append', 'root=LABEL=layerlab-root rw console=ttyS0 quiet'],
-      ];
+    : ['-kernel', spec.image.kernel, '-initrd', spec.image.initrd, '-append', GUEST_KERNEL_CMDLINE];
   return [
     ...['-name', `layerlab-${spec.name}`, '-machine', 'pc', ...accel],
     ...['-smp', String(spec.cpus), '-m', String(spec.memoryMiB)],

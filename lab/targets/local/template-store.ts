@@ -8,7 +8,7 @@ import { GUEST_DIR, cacheRoot } from '../../paths.js';
 import { writeFileAtomicSync } from '../../util/files.js';
 import { hashInputs } from '../../util/hash.js';
 import { isAlive } from '../../util/proc.js';
-import { QEMU } from './qemu.js';
+import { GUEST_KERNEL_CMDLINE, QEMU } from './qemu.js';
 
 /**
  * A prepared VM kept in the image cache: its disks and memory right after
@@ -108,7 +108,7 @@ function filesUnder(dir: string): string[] {
 
 /**
  * The key: the spec, the QEMU build (saved state loads only into the same
- * machine model) and every guest file prepare pushes (a changed profile
+ * machine model), the guest kernel's command line and every guest file prepare pushes (a changed profile
  * script must not be served from an old template).
  */
 export async function templateKey(spec: TemplateSpec): Promise<string> {
@@ -117,6 +117,8 @@ export async function templateKey(spec: TemplateSpec): Promise<string> {
   return hashInputs(guestFiles, [
     'template-v1',
     qemuVersionLine(),
+    // A template's memory holds a kernel booted with this command line.
+    GUEST_KERNEL_CMDLINE,
     JSON.stringify({ ...spec, toolImageTags: tags }),
     ...guestFiles.map((f) => relative(GUEST_DIR, f)),
   ]);
