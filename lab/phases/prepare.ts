@@ -38,7 +38,10 @@ export async function prepareHosts(
       if (provisioned.isPrepared(host.name)) return;
       const hlog = hostLog(host.name);
       try {
-        const conn = await connectHost(host, hlog, hostsDeadline);
+        const conn = await connectHost(host, hlog, hostsDeadline).catch((err: unknown) => {
+          const detail = driverFor(lab).bootFailureDetail?.(lab, host.name);
+          throw detail ? new Error(`${errorMessage(err)}; ${detail}`) : err;
+        });
         try {
           say(`${host.name}: ssh up after ${formatDuration(Date.now() - started)}; preparing`);
           await prepareHost(conn, host, images, say, { name: lab.name, target: inventory.target });

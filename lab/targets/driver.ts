@@ -77,6 +77,11 @@ export interface TargetDriver {
   bootTimeoutSec(lab: LabDefinition): number;
   /** Where people find logs and state when something failed. */
   stateHint(lab: LabDefinition): string;
+  /**
+   * What a host that never answered SSH showed of itself (a local VM's
+   * console), for the error: `all` removes the logs before anyone reads them.
+   */
+  bootFailureDetail?(lab: LabDefinition, host: string): string;
 }
 
 /**

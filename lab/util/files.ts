@@ -150,3 +150,32 @@ export async function writeSecret(path: string, data: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, data, { mode: 0o600 });
 }
+
+/**
+ * The last `lines` lines of a file, read from at most its last `maxBytes`
+ * (a VM's console log can be large); '' when the file is missing.
+ */
+export function tailLines(path: string, lines: number, maxBytes = 64 * 1024): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, maxBytes);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const text = buffer.toString('utf8').replace(/\r/g, '');
+    // A cut first line is dropped unless the whole file fit.
+    const all = text.split('\n');
+    const whole = length === size ? all : all.slice(1);
+    return whole
+      .filter((l) => l.trim() !== '')
+      .slice(-lines)
+      .join('\n');
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import { sharesOf } from '../../catalog.js';
 import { UserError } from '../../errors.js';
+import { tailLines } from '../../util/files.js';
+import { printable } from '../../util/safe-text.js';
 import type { TargetDriver } from '../driver.js';
 import { findVirtiofsd } from './hostshare.js';
 import { keepAsTemplate, localDown, localInventory, localUp } from './local.js';
 import { nfsShareMissing } from './nfs-share.js';
 import { labStateDir } from './state.js';
+
+/** Enough of the console for a panic's first lines or the last boot message before a hang. */
+const CONSOLE_LINES = 25;
 
 /** QEMU VMs on this machine (the embedded default). */
 export const localDriver: TargetDriver = {
@@ -58,5 +63,11 @@ export const localDriver: TargetDriver = {
   },
   stateHint(lab) {
     return `${join(labStateDir(lab.name), 'hosts')}/<host>.log and <host>/console.log`;
+  },
+  bootFailureDetail(lab, host) {
+    // Guest output reaches the terminal: no escape sequences.
+    const tail = printable(tailLines(join(labStateDir(lab.name), 'hosts', host, 'console.log'), CONSOLE_LINES));
+    if (!tail) return 'its console printed nothing';
+    return `the last lines of its console:\n${tail.replace(/^/gm, '  | ')}`;
   },
 };
