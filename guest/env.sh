@@ -19,12 +19,31 @@ cat /proc/loadavg > loadavg.txt
 nproc > nproc.txt
 free -b > free.txt
 grep -m1 'model name' /proc/cpuinfo > cpu.txt || true
-# The engine's own account of itself (`docker info` or `podman info` as text,
-# version and info as JSON), in as few engine calls as it takes: each costs a
-# second or more under TCG, and this runs on every host at the start of every
-# run. Each JSON call also prints, on the lines before its JSON, the facts
-# summary.json takes from it, so no call is made twice.
-ll_engine info > "$LL_ENGINE-info.txt" 2>&1 || true
+# The engine's own account of itself: `docker info` or `podman info` as text,
+# version and info as JSON, the images. Each engine call costs half a second
+# to a second under TCG and this runs on every host at the start of every run,
+# so there are as few as it takes (each JSON call also prints, on the lines
+# before its JSON, the facts summary.json takes from it), and they run in two
+# lanes at once, each lane writing files of its own.
+engine_lane() {
+  ll_engine info > "$LL_ENGINE-info.txt" 2>&1 || true
+  ll_engine images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
+  # The tool images loaded here and the sha256 of the archive each came from
+  # (load-image.sh checked the bytes against it): equal on every host, same bytes.
+  # One inspect of every image listed; podman's localhost/ prefix dropped so
+  # docker and podman hosts read alike.
+  local ids
+  mapfile -t ids < <(awk '$2 ~ /^[0-9a-f]+$/ {print $2}' images.txt | sort -u)
+  : > tool-images.txt
+  if [ "${#ids[@]}" -gt 0 ]; then
+    ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}} {{range .RepoTags}}{{.}} {{end}}' "${ids[@]}" 2> /dev/null |
+      awk '$1 ~ /^[0-9a-f]+$/ {sha = $1; $1 = ""; sub(/^ /, ""); print $0 (NF > 1 ? " " : "") sha}' |
+      sed 's#localhost/##g' | sort > tool-images.txt || true
+  fi
+}
+engine_lane &
+engine_lane_pid=$!
+
 nl='{{"\n"}}'
 if [ "$LL_ENGINE" = podman ]; then
   # No daemon: the local podman is client and engine at once.
@@ -55,17 +74,7 @@ if mountpoint -q /var/lib/docker && [ "$(findmnt -n -o FSTYPE /var/lib/docker)" 
   xfs_info /var/lib/docker > xfs-info.txt 2>&1 || true
 fi
 lvs -a -o +devices > lvs.txt 2>&1 || true
-docker images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
-# The tool images loaded here and the sha256 of the archive each came from
-# (load-image.sh checked the bytes against it): equal on every host, same bytes.
-# One inspect for all (a second or more per engine call under TCG); podman's
-# localhost/ prefix dropped so docker and podman hosts read alike.
-mapfile -t tool_ids < <(ll_engine images -q --filter label=layerlab.archive-sha256 2> /dev/null | sort -u)
-: > tool-images.txt
-if [ "${#tool_ids[@]}" -gt 0 ]; then
-  ll_engine image inspect -f '{{range .RepoTags}}{{.}} {{end}}{{index .Config.Labels "layerlab.archive-sha256"}}' "${tool_ids[@]}" 2> /dev/null |
-    sed 's#localhost/##g' | sort > tool-images.txt || true
-fi
+wait "$engine_lane_pid" || true
 
 read -r mount_source mount_fstype mount_options < docker-root-mount.txt || true
 # Engine, version, storage driver (or snapshotter) and its options, as each engine names them.
