@@ -5,6 +5,7 @@ import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
 import { removeGuestImage, staleGuestImages } from '../targets/local/image-sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
 import { removeTemplate, staleTemplates } from '../targets/local/template-store.js';
+import { removeToolImage, staleToolImages } from '../toolimages/sweep.js';
 import { LockHeldError } from '../util/lock.js';
 import { say } from '../util/log.js';
 import { formatBytes } from '../util/size.js';
@@ -19,7 +20,7 @@ export interface SweepOptions {
 
 type Act = (what: string, remove: () => Promise<void>) => Promise<void>;
 
-/** This machine's part: leftover labs, then guest images, then templates (one on a removed image goes too). */
+/** This machine's part: leftover labs, guest images, tool images, then templates (one on a removed image goes too). */
 async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
   const verb = opts.dryRun ? 'would remove' : 'remove';
   const found = findLocalLeftovers();
@@ -32,6 +33,12 @@ async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
     say(`  ${verb} guest image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`);
     await act(`guest image ${basename(image.dir)}`, () => removeGuestImage(image));
   }
+  const tools = await staleToolImages();
+  if (tools.unchecked) say(`  tool images: not checked (${tools.unchecked})`);
+  for (const image of tools.stale) {
+    say(`  ${verb} tool image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`);
+    await act(`tool image ${basename(image.dir)}`, () => removeToolImage(image));
+  }
   for (const t of staleTemplates(opts.templates)) {
     say(`  ${verb} template ${basename(t.dir)}: ${t.reason}`);
     await act(`template ${basename(t.dir)}`, () => removeTemplate(t));
@@ -40,7 +47,7 @@ async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
 
 /**
  * Lists, then deletes (unless --dry-run): local labs whose owner is gone or
- * whose VMs are dead, guest images and VM templates no `up` will use again,
+ * whose VMs are dead, guest images, tool images and VM templates no `up` will use again,
  * and cloud stacks whose expiry tag has passed.
  * Returns the number of things that could not be removed.
  */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from './proc.js';
@@ -28,4 +28,19 @@ export async function ensureBuilt(dir: string, marker: string, build: () => Prom
   } finally {
     await rm(lock, { force: true });
   }
+}
+
+/** Bytes of the files directly in `dir` (a cache entry: an image folder). */
+export function cacheEntryBytes(dir: string): number {
+  return readdirSync(dir).reduce((n, f) => n + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
+}
+
+/**
+ * Days since `file` was last read or written (atime: a boot or an upload reads
+ * it; relatime keeps it within a day), or since `dir` changed when it is gone.
+ */
+export function daysUnused(file: string, dir: string): number {
+  const st = statSync(file, { throwIfNoEntry: false });
+  const last = st ? Math.max(st.atimeMs, st.mtimeMs) : statSync(dir).mtimeMs;
+  return (Date.now() - last) / 86_400_000;
 }

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { OS_RELEASE_NAMES } from '../../catalog.js';
 import { errorMessage } from '../../errors.js';
 import { cacheRoot, labsRoot } from '../../paths.js';
+import { cacheEntryBytes, daysUnused } from '../../util/build-cache.js';
 import { isWithin, openFilesUnder } from '../../util/proc.js';
 import { KERNEL_FLAVOURS, guestImageDir, guestImageKey } from './image.js';
 import { readLocalState } from './state.js';
@@ -19,16 +20,6 @@ export interface StaleGuestImage {
 
 /** guest-<release>[-<kernel>]-<16 hex>: what ensureGuestImage names a finished or unfinished build. */
 const GUEST_IMAGE_NAME = /^guest-[a-z0-9-]+-[0-9a-f]{16}$/;
-
-const dirBytes = (dir: string) =>
-  readdirSync(dir).reduce((n, f) => n + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
-
-/** Days since base.raw was last read or written (atime: a boot reads it; relatime keeps it within a day). */
-function unusedDays(dir: string): number {
-  const base = statSync(join(dir, 'base.raw'), { throwIfNoEntry: false });
-  const last = base ? Math.max(base.atimeMs, base.mtimeMs) : statSync(dir).mtimeMs;
-  return (Date.now() - last) / 86_400_000;
-}
 
 /** Image keys the hosts of this state folder's local labs were booted from (a lab that is up keeps its image). */
 function keysOfLabs(): Set<string> {
@@ -76,11 +67,11 @@ export async function staleGuestImages(): Promise<{ stale: StaleGuestImage[]; un
     const dir = join(root, name);
     if (!GUEST_IMAGE_NAME.test(name) || current.has(name) || !statSync(dir).isDirectory()) continue;
     if (usedByLabs.has(name.slice(-16)) || open.some((file) => isWithin(file, dir))) continue;
-    const days = unusedDays(dir);
+    const days = daysUnused(join(dir, 'base.raw'), dir);
     if (days <= IMAGE_UNUSED_DAYS) continue;
     stale.push({
       dir,
-      bytes: dirBytes(dir),
+      bytes: cacheEntryBytes(dir),
       reason: `not the current image of any release and kernel (its recipe, package lists or apt sources changed), unused for ${Math.floor(days)} days`,
     });
   }
