@@ -123,5 +123,11 @@ describe('today’s stacks end to end', { timeout: 45 * 60_000 }, () => {
       assert.equal(env.docker_root_fstype, 'ext4', `${host}: data disk is ext4`);
       assert.match(String(env.os), /Debian GNU\/Linux 13/, `${host}: runs Debian 13`);
     }
+    // Each engine's image list read alike (podman's localhost/ prefix dropped): the same bytes on every host.
+    const toolImages = HOSTS.map((host) => readFileSync(envFile(runDir, host, 'tool-images.txt'), 'utf8'));
+    assert.match(toolImages[0] ?? '', /^layerlab\/fio:[0-9a-f]{16} [0-9a-f]{64}$/m, toolImages[0]);
+    assert.match(toolImages[0] ?? '', /^layerlab\/shell:[0-9a-f]{16} [0-9a-f]{64}$/m, toolImages[0]);
+    for (const [i, host] of HOSTS.entries())
+      assert.equal(toolImages[i], toolImages[0], `${host}: the same tool images`);
   });
 });
