@@ -30,14 +30,15 @@ engine_lane() {
   ll_engine images --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}' > images.txt 2>&1 || true
   # The tool images loaded here and the sha256 of the archive each came from
   # (load-image.sh checked the bytes against it): equal on every host, same bytes.
-  # One inspect of every image listed; podman's localhost/ prefix dropped so
-  # docker and podman hosts read alike.
+  # One inspect of every image listed, each line "<sha> <tags>" turned into
+  # "<tags> <sha>" (only images with the label have a hex first word); podman's
+  # localhost/ prefix dropped so docker and podman hosts read alike.
   local ids
   mapfile -t ids < <(awk '$2 ~ /^[0-9a-f]+$/ {print $2}' images.txt | sort -u)
   : > tool-images.txt
   if [ "${#ids[@]}" -gt 0 ]; then
     ll_engine image inspect -f '{{index .Config.Labels "layerlab.archive-sha256"}} {{range .RepoTags}}{{.}} {{end}}' "${ids[@]}" 2> /dev/null |
-      awk '$1 ~ /^[0-9a-f]+$/ {sha = $1; $1 = ""; sub(/^ /, ""); print $0 (NF > 1 ? " " : "") sha}' |
+      awk '$1 ~ /^[0-9a-f]+$/ {line = ""; for (i = 2; i <= NF; i++) line = line $i " "; print line $1}' |
       sed 's#localhost/##g' | sort > tool-images.txt || true
   fi
 }
