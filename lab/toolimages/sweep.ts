@@ -3,18 +3,14 @@ import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { GUEST_DIR, cacheRoot } from '../paths.js';
-import { cacheEntryBytes, daysUnused } from '../util/build-cache.js';
+import { type StaleCacheEntry, cacheEntryBytes, daysUnused } from '../util/build-cache.js';
 import { isAlive } from '../util/proc.js';
 import { ARCHIVE, controllerSources, toolCacheDir, toolImageTag } from './toolimages.js';
 
 /** A tool image is kept this long after its last use even when no recipe of this checkout makes it any more. */
 export const TOOL_IMAGE_UNUSED_DAYS = 7;
 
-export interface StaleToolImage {
-  dir: string;
-  bytes: number;
-  reason: string;
-}
+export type StaleToolImage = StaleCacheEntry;
 
 /** layerlab-<name>-<16 hex>: what toolCacheDir names the folder of a tag. */
 const TOOL_IMAGE_NAME = /^layerlab-[a-z0-9-]+-[0-9a-f]{16}$/;

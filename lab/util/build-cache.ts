@@ -30,6 +30,13 @@ export async function ensureBuilt(dir: string, marker: string, build: () => Prom
   }
 }
 
+/** A cache folder `sweep` would remove, with its size and why. */
+export interface StaleCacheEntry {
+  dir: string;
+  bytes: number;
+  reason: string;
+}
+
 /** Bytes of the files directly in `dir` (a cache entry: an image folder). */
 export function cacheEntryBytes(dir: string): number {
   return readdirSync(dir).reduce((n, f) => n + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);

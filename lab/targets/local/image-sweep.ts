@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { OS_RELEASE_NAMES } from '../../catalog.js';
 import { errorMessage } from '../../errors.js';
 import { cacheRoot, labsRoot } from '../../paths.js';
-import { cacheEntryBytes, daysUnused } from '../../util/build-cache.js';
+import { type StaleCacheEntry, cacheEntryBytes, daysUnused } from '../../util/build-cache.js';
 import { isWithin, openFilesUnder } from '../../util/proc.js';
 import { KERNEL_FLAVOURS, guestImageDir, guestImageKey } from './image.js';
 import { readLocalState } from './state.js';
@@ -12,11 +12,7 @@ import { readLocalState } from './state.js';
 /** A guest image is kept this long after its last use even when no checkout here builds it any more. */
 export const IMAGE_UNUSED_DAYS = 7;
 
-export interface StaleGuestImage {
-  dir: string;
-  bytes: number;
-  reason: string;
-}
+export type StaleGuestImage = StaleCacheEntry;
 
 /** guest-<release>[-<kernel>]-<16 hex>: what ensureGuestImage names a finished or unfinished build. */
 const GUEST_IMAGE_NAME = /^guest-[a-z0-9-]+-[0-9a-f]{16}$/;
