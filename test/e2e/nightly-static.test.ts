@@ -290,7 +290,7 @@ hosts:
 scenarios:
   fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
 mounts: [layer, volume]
-repetitions: 2
+repetitions: 1
 `,
     );
     chownTree(user);
