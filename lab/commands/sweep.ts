@@ -2,10 +2,11 @@ import { basename } from 'node:path';
 import { UserError, errorMessage } from '../errors.js';
 import { findPulumiCli, requirePulumiCli } from '../targets/aws/pulumi-cli.js';
 import { destroyCloudStack, findCloudStacks } from '../targets/aws/sweep.js';
-import { removeGuestImage, staleGuestImages } from '../targets/local/image-sweep.js';
+import { staleGuestImages } from '../targets/local/image-sweep.js';
 import { findLocalLeftovers, removeLocalLeftover } from '../targets/local/sweep.js';
 import { removeTemplate, staleTemplates } from '../targets/local/template-store.js';
-import { removeToolImage, staleToolImages } from '../toolimages/sweep.js';
+import { staleToolImages } from '../toolimages/sweep.js';
+import { removeCacheEntry } from '../util/build-cache.js';
 import { LockHeldError } from '../util/lock.js';
 import { say } from '../util/log.js';
 import { formatBytes } from '../util/size.js';
@@ -31,13 +32,13 @@ async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
   if (images.unchecked) say(`  guest images: not checked (${images.unchecked})`);
   for (const image of images.stale) {
     say(`  ${verb} guest image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`);
-    await act(`guest image ${basename(image.dir)}`, () => removeGuestImage(image));
+    await act(`guest image ${basename(image.dir)}`, () => removeCacheEntry(image));
   }
   const tools = await staleToolImages();
   if (tools.unchecked) say(`  tool images: not checked (${tools.unchecked})`);
   for (const image of tools.stale) {
     say(`  ${verb} tool image ${basename(image.dir)} (${formatBytes(image.bytes)}): ${image.reason}`);
-    await act(`tool image ${basename(image.dir)}`, () => removeToolImage(image));
+    await act(`tool image ${basename(image.dir)}`, () => removeCacheEntry(image));
   }
   for (const t of staleTemplates(opts.templates)) {
     say(`  ${verb} template ${basename(t.dir)}: ${t.reason}`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LabError } from '../errors.js';
@@ -26,8 +26,18 @@ export interface ToolImage {
   sha256: string;
 }
 
+const RECIPES = join(GUEST_DIR, 'images');
+const RECIPE_SUFFIX = '.image';
+
 function recipePath(name: string): string {
-  return join(GUEST_DIR, 'images', `${name}.image`);
+  return join(RECIPES, `${name}${RECIPE_SUFFIX}`);
+}
+
+/** The name of every tool image recipe in guest/images/. */
+export function recipeNames(): string[] {
+  return readdirSync(RECIPES)
+    .filter((f) => f.endsWith(RECIPE_SUFFIX))
+    .map((f) => f.slice(0, -RECIPE_SUFFIX.length));
 }
 
 /** Reads guest/images/<name>.image (key=value lines; build.sh reads the same file). */
@@ -77,6 +87,9 @@ export function toolCacheDir(tag: string): string {
   return join(cacheRoot(), 'tools', tag.replace(/[/:]/g, '-'));
 }
 
+const LATEST_SUFFIX = '.latest';
+const perLabPointers = () => join(cacheRoot(), 'tools', 'latest');
+
 /**
  * The image of `name` a controller that cannot build runs next: per lab (what
  * that lab's last prepare loaded, so another lab's prepare cannot change a
@@ -84,7 +97,24 @@ export function toolCacheDir(tag: string): string {
  * one this cache received for any lab.
  */
 function latestPointer(name: string, lab?: string): string {
-  return lab ? join(cacheRoot(), 'tools', 'latest', lab, name) : join(cacheRoot(), 'tools', `${name}.latest`);
+  return lab ? join(perLabPointers(), lab, name) : join(cacheRoot(), 'tools', `${name}${LATEST_SUFFIX}`);
+}
+
+/** The tags every "latest" pointer in this cache names (sweep keeps their images). */
+export function latestPointedTags(): string[] {
+  const root = join(cacheRoot(), 'tools');
+  const files = existsSync(root)
+    ? readdirSync(root)
+        .filter((f) => f.endsWith(LATEST_SUFFIX))
+        .map((f) => join(root, f))
+    : [];
+  if (existsSync(perLabPointers())) {
+    for (const lab of readdirSync(perLabPointers())) {
+      const dir = join(perLabPointers(), lab);
+      if (statSync(dir).isDirectory()) files.push(...readdirSync(dir).map((f) => join(dir, f)));
+    }
+  }
+  return files.map((f) => readFileSync(f, 'utf8').trim());
 }
 
 /** Marks an image a lab host built: a controller that can build makes its own instead of trusting it. */

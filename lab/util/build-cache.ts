@@ -1,8 +1,21 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAlive } from './proc.js';
 import { sleep } from './time.js';
+
+/** The pid lock a build of `dir` holds while it runs. */
+const buildLock = (dir: string) => `${dir}.lock`;
+
+/** Whether a build of `dir` is under way: its lock names a live process. */
+export function buildUnderWay(dir: string): boolean {
+  try {
+    const owner = Number(readFileSync(buildLock(dir), 'utf8').trim());
+    return owner > 0 && isAlive(owner);
+  } catch {
+    return false; // no lock: nobody builds it
+  }
+}
 
 /**
  * Builds `dir` once: `marker` inside it says the build finished. Parallel
@@ -10,7 +23,7 @@ import { sleep } from './time.js';
  */
 export async function ensureBuilt(dir: string, marker: string, build: () => Promise<void>): Promise<void> {
   if (existsSync(join(dir, marker))) return;
-  const lock = `${dir}.lock`;
+  const lock = buildLock(dir);
   await mkdir(join(dir, '..'), { recursive: true });
   for (;;) {
     try {
@@ -50,4 +63,9 @@ export function daysUnused(file: string, dir: string): number {
   const st = statSync(file, { throwIfNoEntry: false });
   const last = st ? Math.max(st.atimeMs, st.mtimeMs) : statSync(dir).mtimeMs;
   return (Date.now() - last) / 86_400_000;
+}
+
+/** Removes a cache folder `sweep` found stale. */
+export async function removeCacheEntry(entry: StaleCacheEntry): Promise<void> {
+  await rm(entry.dir, { recursive: true, force: true });
 }

@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { OS_RELEASE_NAMES } from '../../catalog.js';
 import { errorMessage } from '../../errors.js';
@@ -72,8 +71,4 @@ export async function staleGuestImages(): Promise<{ stale: StaleGuestImage[]; un
     });
   }
   return { stale };
-}
-
-export async function removeGuestImage(image: StaleGuestImage): Promise<void> {
-  await rm(image.dir, { recursive: true, force: true });
 }
