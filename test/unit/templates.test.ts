@@ -6,14 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { GUEST_DIR } from '../../lab/paths.ts';
 import { qemuArgs } from '../../lab/targets/local/qemu.ts';
 import { Qmp } from '../../lab/targets/local/qmp.ts';
 import {
+  RUN_TIME_GUEST_FILES,
   type TemplateSpec,
   enforceTemplateCap,
   findTemplate,
@@ -22,6 +24,7 @@ import {
   removeTemplate,
   staleTemplates,
   templateFiles,
+  templateGuestFiles,
   templateKey,
   templatesRoot,
   writeTemplateMeta,
@@ -96,6 +99,27 @@ describe('template keys', () => {
       { toolImageTags: { fio: 'layerlab/fio:1' } },
     ];
     for (const v of variants) assert.notEqual(await templateKey({ ...spec, ...v }), base, JSON.stringify(v));
+  });
+
+  it('covers every guest file that prepare runs, and none that is pushed afresh before it runs', () => {
+    // A guest folder of its own: the run-time files at the top and, as a new
+    // file would be, one that nobody listed (it must count).
+    const guest = join(work, 'guest-files');
+    mkdirSync(join(guest, 'profiles'), { recursive: true });
+    const shaping = ['lib.sh', 'load-image.sh', 'profiles/overlay2-xfs.sh', 'new-helper.sh', 'profiles/env.sh'];
+    for (const f of [...RUN_TIME_GUEST_FILES, ...shaping]) writeFileSync(join(guest, f), f);
+    const covered = templateGuestFiles(guest).map((f) => relative(guest, f));
+    assert.deepEqual(covered, [...shaping].sort(), 'only the run-time files at the top of guest/ are left out');
+    // In this checkout: each run-time file exists (a renamed one would silently be covered again)
+    // and what shapes a prepared VM is covered.
+    const real = templateGuestFiles().map((f) => relative(GUEST_DIR, f));
+    for (const f of RUN_TIME_GUEST_FILES) {
+      assert.equal(real.includes(f), false, `${f} is not in the key`);
+      assert.ok(existsSync(join(GUEST_DIR, f)), `guest/${f} exists`);
+    }
+    for (const f of ['lib.sh', 'load-image.sh', 'profiles/overlay2-xfs.sh', 'profiles/devicemapper-lvm.sh']) {
+      assert.ok(real.includes(f), `guest/${f} is in the key`);
+    }
   });
 });
 

@@ -107,13 +107,34 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
+ * Guest files that never shape a prepared VM, by their path under guest/:
+ * each is pushed afresh right before it runs (every run and resumption
+ * pushes the guest files before env.sh and the trials; a host build before
+ * build-tool-image.sh), or it runs on static hosts only, which have no
+ * templates. Changing one of them keeps the templates. Every other guest file
+ * — profiles, lib.sh, load-image.sh, and any file added later — is in the key.
+ */
+export const RUN_TIME_GUEST_FILES: ReadonlySet<string> = new Set([
+  'env.sh',
+  'run-trial.sh',
+  'cleanup.sh',
+  'check-host.sh',
+  'build-tool-image.sh',
+]);
+
+/** The guest files a template's key covers: all under `guestDir` but the run-time ones. */
+export function templateGuestFiles(guestDir = GUEST_DIR): string[] {
+  return filesUnder(guestDir).filter((f) => !RUN_TIME_GUEST_FILES.has(relative(guestDir, f)));
+}
+
+/**
  * The key: the spec, the QEMU build (saved state loads only into the same
- * machine model), the guest kernel's command line and every guest file prepare pushes (a changed profile
- * script must not be served from an old template).
+ * machine model), the guest kernel's command line and every guest file that
+ * prepare runs (a changed profile script must not be served from an old template).
  */
 export async function templateKey(spec: TemplateSpec): Promise<string> {
   const tags = Object.entries(spec.toolImageTags).sort(([a], [b]) => a.localeCompare(b));
-  const guestFiles = filesUnder(GUEST_DIR);
+  const guestFiles = templateGuestFiles();
   return hashInputs(guestFiles, [
     'template-v1',
     qemuVersionLine(),
