@@ -36,13 +36,22 @@ read -r load_after < /proc/loadavg
 read -r kernel < /proc/sys/kernel/osrelease
 images=()
 for var in "${!LL_IMAGE_@}"; do images+=("${!var}"); done
+# The kernel's tick rate (the unit of the steal counts) is fixed per kernel:
+# asked of getconf once per kernel release, not on every trial.
+clk_tck_cache="$LL_WORK/clk-tck"
+cached_kernel='' clk_tck=''
+if [ -f "$clk_tck_cache" ]; then read -r cached_kernel clk_tck < "$clk_tck_cache" || :; fi
+if [ "$cached_kernel" != "$kernel" ] || [ -z "$clk_tck" ]; then
+  clk_tck="$(getconf CLK_TCK)"
+  printf '%s %s\n' "$kernel" "$clk_tck" > "$clk_tck_cache"
+fi
 
 ll_json_obj \
   scenario "$LL_SCENARIO" trial "$LL_TRIAL" mount "$LL_MOUNT" rep "$LL_REP" \
   start "$start" end "$end" exit_status "$status" \
   loadavg_before "$load_before" loadavg_after "$load_after" \
   steal_ticks_before "$steal_before" steal_ticks_after "$steal_after" \
-  clk_tck "$(getconf CLK_TCK)" kernel "$kernel" images "${images[*]}" \
+  clk_tck "$clk_tck" kernel "$kernel" images "${images[*]}" \
   > "$LL_OUT/meta.json"
 
 ll_write_manifest "$LL_OUT"
