@@ -223,10 +223,10 @@ LL_TRIAL_PIDFILE=$LL_WORK/trial.pid
 ll_reap_stale_trial() {
   local old pgid
   ll_work_dir
-  # No pidfile: the last attempt ran to its end (run-trial.sh removes it last)
-  # and its scenario's trap removed what it made. Nothing to reap, and no
-  # engine call, which costs a second or more under TCG on every trial.
-  if [ ! -e "$LL_TRIAL_PIDFILE" ]; then
+  # An empty pidfile (or none): the last attempt ran to its end (run-trial.sh
+  # empties it last) and its scenario's trap removed what it made. Nothing to
+  # reap, and no engine call, which costs a second or more under TCG on every trial.
+  if [ ! -s "$LL_TRIAL_PIDFILE" ]; then
     echo "$$" > "$LL_TRIAL_PIDFILE"
     return 0
   fi

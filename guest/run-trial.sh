@@ -55,7 +55,8 @@ ll_json_obj \
   > "$LL_OUT/meta.json"
 
 ll_write_manifest "$LL_OUT"
-tar -cf - -C "$LL_OUT" .
-# The pidfile last (rm takes its operands in order): its absence says this
+# tar removes each file once it is in the stream, and the folder last: no rm
+# process. Then the pidfile is emptied (a builtin): an empty pidfile says this
 # attempt ran to its end (ll_reap_stale_trial).
-rm -rf -- "$LL_OUT" "$LL_TRIAL_PIDFILE"
+tar --remove-files -cf - -C "$LL_OUT" .
+: > "$LL_TRIAL_PIDFILE"
