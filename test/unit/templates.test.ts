@@ -110,8 +110,8 @@ describe('template keys', () => {
     for (const f of [...RUN_TIME_GUEST_FILES, ...shaping]) writeFileSync(join(guest, f), f);
     const covered = templateGuestFiles(guest).map((f) => relative(guest, f));
     assert.deepEqual(covered, [...shaping].sort(), 'only the run-time files at the top of guest/ are left out');
-    // In this checkout: each run-time file exists (a renamed one would silently be covered again)
-    // and what shapes a prepared VM is covered.
+    // In this checkout: each name in the list is a real file (a stale name after a rename would
+    // leave the list saying what it no longer does), and what shapes a prepared VM is covered.
     const real = templateGuestFiles().map((f) => relative(GUEST_DIR, f));
     for (const f of RUN_TIME_GUEST_FILES) {
       assert.equal(real.includes(f), false, `${f} is not in the key`);
