@@ -58,6 +58,12 @@ ll_require() {
 # \x01 in a CPU model name once made a whole env summary unreadable).
 # Builtins only, and no subshell: ll_json_obj calls it for every key and value.
 ll_json_str_to() {
+  # Most strings hold no quote, backslash or control character: one test,
+  # and none of the five replacements below (every trial's meta.json is 32 strings).
+  if [[ $2 != *[\"\\[:cntrl:]]* ]]; then
+    printf -v "$1" '"%s"' "$2"
+    return 0
+  fi
   local _ll_s="$2" _ll_code _ll_hex _ll_char _ll_escaped
   _ll_s="${_ll_s//\\/\\\\}"
   _ll_s="${_ll_s//\"/\\\"}"
