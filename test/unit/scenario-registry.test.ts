@@ -239,9 +239,9 @@ describe('scenario registry', () => {
 });
 
 describe('tool images a parameter adds', () => {
-  const lab = (image: string) =>
+  const lab = (image: string, churnContainers = 5) =>
     parseLabDefinition(
-      `name: t\nhosts: [{ name: a, profile: overlay2-xfs }]\nscenarios: { lifecycle: { image: ${image} } }\nmounts: [layer]\nrepetitions: 1\n`,
+      `name: t\nhosts: [{ name: a, profile: overlay2-xfs }]\nscenarios: { lifecycle: { image: ${image}, churnContainers: ${churnContainers} } }\nmounts: [layer]\nrepetitions: 1\n`,
       't.yaml',
     );
 
@@ -257,10 +257,20 @@ describe('tool images a parameter adds', () => {
       large: 'layerlab/large:1',
     });
     assert.equal(env.LL_IMAGE_LARGE, 'layerlab/large:1');
+    assert.equal(env.LL_IMAGE_CHURN, 'layerlab/churn:1', 'a churning trial gets the churn tag');
     assert.equal(env.LL_P_IMAGE, 'large');
     assert.throws(
       () => trialEnv(trial, lab('large'), { shell: 'layerlab/shell:1', churn: 'layerlab/churn:1' }),
       /tool image large was not loaded/,
     );
+  });
+
+  it("lifecycle's churn image is loaded only when its trials churn", () => {
+    assert.deepEqual(toolImageNames(lab('small', 0)), ['shell'], 'churnContainers: 0 loads the shell image alone');
+    const [trial] = makePlan(lab('small', 0)).trials;
+    assert.ok(trial, 'a lifecycle trial');
+    const env = trialEnv(trial, lab('small', 0), { shell: 'layerlab/shell:1' });
+    assert.equal(env.LL_IMAGE_CHURN, undefined, 'no churn tag without churn');
+    assert.equal(env.LL_P_CHURN_CONTAINERS, '0');
   });
 });

@@ -49,8 +49,10 @@ export const lifecycle: Scenario<LifecycleParams> = {
   summary: 'lifecycle: docker run/inspect --size/stop/rm of N containers, and package churn in M containers',
   params,
   mounts: [],
-  toolImages: ['shell', 'churn'],
-  toolImagesFor: (p) => (p.image === 'large' ? ['large'] : []),
+  toolImages: ['shell'],
+  // The churn image (32 MB) is loaded only where a trial churns: each load is
+  // seconds of TCG on every host, for nothing when churnContainers is 0.
+  toolImagesFor: (p) => [...(p.churnContainers > 0 ? ['churn'] : []), ...(p.image === 'large' ? ['large'] : [])],
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],
   rawFile: 'lifecycle.tsv',
