@@ -38,6 +38,7 @@ writeFileSync(
   labFile,
   `name: ${LAB}
 seed: 99
+target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
 hosts:
   - { name: xfs, profile: overlay2-xfs, diskGiB: 2 }
   - { name: dm, profile: devicemapper-lvm, diskGiB: 2 }

@@ -52,6 +52,7 @@ const vmLabFile = join(work, 'vms.yaml');
 writeFileSync(
   vmLabFile,
   `name: ${VM_LAB}
+target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
 hosts:
   - { name: a, profile: overlay2-ext4, diskGiB: 2 }
   - { name: b, profile: overlay2-ext4, diskGiB: 2 }

@@ -28,6 +28,7 @@ writeFileSync(
   labFile,
   `name: ${LAB}
 seed: 11
+target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
 hosts:
   - { name: a, profile: overlay2-xfs, diskGiB: 3 }
 scenarios:

@@ -35,6 +35,7 @@ writeFileSync(
   labFile,
   `name: ${LAB}
 seed: 7
+target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
 hosts:
   - { name: ext4, profile: overlay2-ext4, diskGiB: 2 }
   - { name: btrfs, profile: btrfs, diskGiB: 2 }
