@@ -61,7 +61,7 @@ function runGuest(duFailures: number) {
       LL_OUT: out,
       LL_TRIAL: 't1',
       LL_IMAGE_SHELL: 'layerlab/shell:1',
-      LL_IMAGE_CHURN: 'layerlab/churn:1',
+      // No LL_IMAGE_CHURN: without churn the lab loads no churn image (lifecycle's toolImagesFor).
       LL_P_CONTAINERS: '2',
       LL_P_CHURN_CONTAINERS: '0',
       LL_P_IMAGE: 'small',

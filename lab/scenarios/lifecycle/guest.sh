@@ -13,7 +13,7 @@
 # first container: the tool images loaded, nothing of this trial yet.
 set -euo pipefail
 source "$(dirname "$0")/../../../guest/lib.sh"
-ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_IMAGE_CHURN LL_P_CONTAINERS LL_P_CHURN_CONTAINERS LL_P_IMAGE
+ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_P_CONTAINERS LL_P_CHURN_CONTAINERS LL_P_IMAGE
 # The image of the timed containers: the shell tool image, or (image: large)
 # one of over 1 GB like seed 004's, for what inspect --size and the disk
 # table then show.
@@ -122,6 +122,8 @@ phase stop "$LL_P_CONTAINERS" docker stop "${names[@]}" > /dev/null
 phase rm "$LL_P_CONTAINERS" docker rm "${names[@]}" > /dev/null
 
 if [ "$LL_P_CHURN_CONTAINERS" -gt 0 ]; then
+  # The churn image is loaded only for labs that churn (lifecycle's toolImagesFor).
+  ll_require LL_IMAGE_CHURN
   churn=()
   for i in $(seq 1 "$LL_P_CHURN_CONTAINERS"); do
     churn+=("$prefix-churn-$i")
