@@ -135,6 +135,13 @@ describe('lab definition', () => {
     assert.match(refused, /mounts\[1\]: mount kind hostshare \(.*\) runs only on target local; remove it from mounts/);
   });
 
+  it("TCG's translated-code cache: 1024 MiB (QEMU's own default) unless the lab sets it, within bounds", () => {
+    assert.equal(parseLabDefinition(good, 'labs/x.yaml').target.local.tcgCacheMiB, 1024);
+    const small = `${good}target: { local: { tcgCacheMiB: 256 } }\n`;
+    assert.equal(parseLabDefinition(small, 'labs/x.yaml').target.local.tcgCacheMiB, 256);
+    assert.match(errorOf(`${good}target: { local: { tcgCacheMiB: 16 } }\n`), /target\.local\.tcgCacheMiB/);
+  });
+
   it('hostshare-nfs is a local kind too; virtiofs takes a cache mode, auto unless set', () => {
     const nfs = good.replace('mounts: [layer, volume, bind]', 'mounts: [layer, hostshare, hostshare-nfs]');
     const lab = parseLabDefinition(nfs, 'labs/x.yaml');

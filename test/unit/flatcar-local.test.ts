@@ -186,6 +186,7 @@ describe('local Flatcar: the QEMU command line', () => {
     memoryMiB: 2048,
     port: 40022,
     accel: 'tcg' as const,
+    tcgCacheMiB: 1024,
   };
   const flatcar = { ignition: join(dir, 'ignition.json'), image: qcow2Image };
   const args = qemuArgs({ ...vm, flatcar });

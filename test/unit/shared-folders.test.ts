@@ -67,6 +67,7 @@ const vm = {
   memoryMiB: 512,
   port: 2222,
   accel: 'tcg',
+  tcgCacheMiB: 1024,
 } as const;
 
 describe('hostshare-9p', () => {

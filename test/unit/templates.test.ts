@@ -238,8 +238,10 @@ describe('restoring', () => {
       memoryMiB: 1024,
       port: 2222,
       accel: 'tcg' as const,
+      tcgCacheMiB: 1024,
     };
     const booting = qemuArgs(vm);
+    assert.equal(booting[booting.indexOf('-accel') + 1], 'tcg,thread=multi,tb-size=1024', "the lab's TCG cache size");
     assert.ok(!booting.includes('-incoming'), 'a cold boot loads nothing');
     assert.ok(booting.includes('unix:/state/h/qmp.sock,server=on,wait=off'), 'QMP socket in the VM folder');
     const restoring = qemuArgs({ ...vm, incoming: 'exec:zstd -q -dc -- /t/memory.zst' });

@@ -15,6 +15,7 @@ import type { Inventory, InventoryHost } from '../types.js';
 import { type RootBacking, flatcarImageKey, localLoginUser, rootBacking, writeFlatcarBoot } from './flatcar-boot.js';
 import { isOurVirtiofsd, startVirtiofsd, stopVirtiofsd } from './hostshare.js';
 import { type GuestImage, type KernelFlavour, ensureGuestImage } from './image.js';
+import { availableMemoryMiB, memoryWarning } from './memory.js';
 import {
   isMountPoint,
   isOurNfsServer,
@@ -174,7 +175,8 @@ async function bootHost(
   const nfs = shares.has('nfs') ? await startNfs(store, host, dir, log) : undefined;
   const ninep = shares.has('9p');
   if (ninep) await makeNinepFolder(dir);
-  await startOnFreePort(store, host, { dir, image, accel, hostshare, nfs, ninep, flatcar }, log);
+  const { tcgCacheMiB } = lab.target.local;
+  await startOnFreePort(store, host, { dir, image, accel, tcgCacheMiB, hostshare, nfs, ninep, flatcar }, log);
   return store.update(host.name, { hostKey: keys.hostPublic.trim() });
 }
 
@@ -185,6 +187,7 @@ async function bootHost(
  */
 async function restoreHost(
   store: LocalStateStore,
+  lab: LabDefinition,
   host: HostDefinition,
   image: GuestImage,
   accel: Accel,
@@ -193,7 +196,9 @@ async function restoreHost(
 ): Promise<LocalHostState> {
   const { dir, keys } = await newHostDir(store, host);
   await copyTemplateDisks(template, dir, log);
-  const state = await startOnFreePort(store, host, { dir, image, accel, incoming: incomingFrom(template) }, log);
+  const { tcgCacheMiB } = lab.target.local;
+  const incoming = incomingFrom(template);
+  const state = await startOnFreePort(store, host, { dir, image, accel, tcgCacheMiB, incoming }, log);
   await resumeRestored(dir);
   const endpoint = {
     name: host.name,
@@ -250,7 +255,7 @@ async function bringUpHost(
     if (template) {
       try {
         const t0 = Date.now();
-        const state = await restoreHost(store, host, image, accel, template, log);
+        const state = await restoreHost(store, lab, host, image, accel, template, log);
         hooks.progress(`${host.name}: restored from a prepared template in ${formatDuration(Date.now() - t0)}`);
         return state;
       } catch (err) {
@@ -316,6 +321,8 @@ export async function localUp(
   hooks.progress(
     `accelerator: ${accel}${accel === 'tcg' ? ' (no usable KVM: software emulation, slow but real)' : ''}`,
   );
+  const memory = memoryWarning(lab, accel, availableMemoryMiB());
+  if (memory) hooks.progress(memory);
   const pending = new Map<string, WantedTemplate>();
   const results = await Promise.allSettled(
     lab.hosts.map(async (host) => {

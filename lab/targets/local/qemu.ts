@@ -94,6 +94,8 @@ export interface VmSpec {
   memoryMiB: number;
   port: number;
   accel: Accel;
+  /** TCG's translated-code cache in MiB (tb-size); unused under KVM. */
+  tcgCacheMiB: number;
   /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
   hostshare?: boolean;
   /** Attach the 9p folder (mount kind hostshare-9p; ninep-share.ts). */
@@ -136,7 +138,7 @@ export function qemuArgs(spec: VmSpec): string[] {
     spec.accel === 'kvm'
       ? ['-accel', 'kvm', '-cpu', 'host']
       : // -cpu max is ~20% slower under TCG; thread=multi uses every host core.
-        ['-accel', 'tcg,thread=multi,tb-size=256', '-cpu', 'qemu64'];
+        ['-accel', `tcg,thread=multi,tb-size=${spec.tcgCacheMiB}`, '-cpu', 'qemu64'];
   const disk = (id: string, file: string, format: string, extra: string, device = '') => [
     '-drive',
     `file=${file.replaceAll(',', ',,')},if=none,id=${id},format=${format}${extra}`,
