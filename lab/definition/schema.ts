@@ -46,12 +46,14 @@ const localTarget = z
     accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
     bootTimeoutSec: z.number().int().min(10).max(3600).default(300),
     /**
-     * Under TCG, the translated-code cache of each VM (QEMU's tb-size). When
-     * it fills, QEMU drops every translation and translates again; each VM
-     * may use this much memory beside its own. 1024 is QEMU's default; 256
-     * flushed a dozen times in 12 fio trials (bench/tcg-cache.ts).
+     * Under TCG, the translated-code cache of each VM (QEMU's tb-size), which
+     * each VM may use as memory beside its own. When it fills, QEMU drops
+     * every translation and translates again. Not QEMU's 1024: with it, 12
+     * fio trials flushed 3 times instead of 11-13 but ran only 1-3% faster,
+     * a cold `up` was slower (every translation lands on a fresh page), and
+     * each qemu took ~850 MiB more (bench/tcg-cache.ts).
      */
-    tcgCacheMiB: z.number().int().min(32).max(8192).default(1024),
+    tcgCacheMiB: z.number().int().min(32).max(8192).default(256),
     /**
      * virtiofsd's cache mode for mount kind hostshare: none (every access
      * goes to this machine), auto (attributes and data kept until the file

@@ -39,9 +39,9 @@ writeFileSync(
   `name: ${LAB}
 seed: 99
 target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
-hosts:
-  - { name: xfs, profile: overlay2-xfs, diskGiB: 2 }
-  - { name: dm, profile: devicemapper-lvm, diskGiB: 2 }
+hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once, and a guest boot costs a third less CPU with one (README, Development)
+  - { name: xfs, profile: overlay2-xfs, cpus: 1, diskGiB: 2 }
+  - { name: dm, profile: devicemapper-lvm, cpus: 1, diskGiB: 2 }
 scenarios:
   fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
 mounts: [layer, volume, bind]

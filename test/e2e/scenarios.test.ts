@@ -29,8 +29,8 @@ writeFileSync(
   `name: ${LAB}
 seed: 11
 target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
-hosts:
-  - { name: a, profile: overlay2-xfs, diskGiB: 3 }
+hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once, and a guest boot costs a third less CPU with one (README, Development)
+  - { name: a, profile: overlay2-xfs, cpus: 1, diskGiB: 3 }
 scenarios:
   fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
   dbench: { clients: 2, duration: 3 }

@@ -29,10 +29,10 @@ writeFileSync(
   `name: ${LAB}
 seed: 18
 target: { local: { bootTimeoutSec: 900 } }
-hosts:
-  - { name: d26, profile: overlay2-ext4, os: debian-13, diskGiB: 2 }
-  - { name: ctrd, profile: containerd-ext4, os: debian-13, diskGiB: 2 }
-  - { name: pod, profile: podman-overlay-ext4, os: debian-13, diskGiB: 2 }
+hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once, and a guest boot costs a third less CPU with one (README, Development)
+  - { name: d26, profile: overlay2-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
+  - { name: ctrd, profile: containerd-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
+  - { name: pod, profile: podman-overlay-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
 scenarios:
   fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4, jobs: [seqwrite] }
   lifecycle: { containers: 2, churnContainers: 0 }

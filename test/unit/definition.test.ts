@@ -135,10 +135,10 @@ describe('lab definition', () => {
     assert.match(refused, /mounts\[1\]: mount kind hostshare \(.*\) runs only on target local; remove it from mounts/);
   });
 
-  it("TCG's translated-code cache: 1024 MiB (QEMU's own default) unless the lab sets it, within bounds", () => {
-    assert.equal(parseLabDefinition(good, 'labs/x.yaml').target.local.tcgCacheMiB, 1024);
-    const small = `${good}target: { local: { tcgCacheMiB: 256 } }\n`;
-    assert.equal(parseLabDefinition(small, 'labs/x.yaml').target.local.tcgCacheMiB, 256);
+  it("TCG's translated-code cache: 256 MiB unless the lab sets it, within bounds", () => {
+    assert.equal(parseLabDefinition(good, 'labs/x.yaml').target.local.tcgCacheMiB, 256);
+    const large = `${good}target: { local: { tcgCacheMiB: 1024 } }\n`;
+    assert.equal(parseLabDefinition(large, 'labs/x.yaml').target.local.tcgCacheMiB, 1024);
     assert.match(errorOf(`${good}target: { local: { tcgCacheMiB: 16 } }\n`), /target\.local\.tcgCacheMiB/);
   });
 
