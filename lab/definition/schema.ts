@@ -50,8 +50,8 @@ const localTarget = z
      * each VM may use as memory beside its own. When it fills, QEMU drops
      * every translation and translates again. Not QEMU's 1024: with it, 12
      * fio trials flushed 3 times instead of 11-13 but ran only 1-3% faster,
-     * a cold `up` was slower (every translation lands on a fresh page), and
-     * each qemu took ~850 MiB more (bench/tcg-cache.ts).
+     * one cold `up` was slower (96 s against 120 s), and
+     * each qemu took ~850 MiB more (README: "TCG's code cache").
      */
     tcgCacheMiB: z.number().int().min(32).max(8192).default(256),
     /**

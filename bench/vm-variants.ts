@@ -1,0 +1,180 @@
+/**
+ * Two variants of the local target's VMs, side by side, in one run on
+ * labs/quick.yaml at two repetitions (12 fio trials on two hosts; real VMs,
+ * meant for a machine without KVM):
+ *   --knob tcg-cache  target.local.tcgCacheMiB 256 vs 1024 (QEMU's tb-size)
+ *   --knob cpus       every host's cpus 2 vs 1
+ * For each variant: one `up --cold` (boot + prepare, which also keeps the
+ * templates), then `run`s restored from those templates in pairs whose order
+ * alternates (A B, B A, ...). Each step reports its wall and the CPU seconds
+ * its qemu processes used (what counts when several labs share the cores, as
+ * test:e2e's files do); after each run, QEMU's own count of code-cache flushes
+ * (`info jit` over QMP) and each qemu's peak RSS.
+ * Usage: npm run bench:vm-variants -- --knob tcg-cache|cpus [--pairs N] (default 2)
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { Qmp } from '../lab/targets/local/qmp.ts';
+import { timedLayerlab } from './timed-cli.ts';
+
+type Lab = Record<string, unknown> & { target?: { local?: object }; hosts: object[] };
+interface Variant {
+  label: string;
+  apply: (lab: Lab) => Lab;
+}
+
+const KNOBS: Record<string, [Variant, Variant]> = {
+  'tcg-cache': [256, 1024].map((size) => ({
+    label: `tcgCacheMiB ${size}`,
+    apply: (lab: Lab) => ({ ...lab, target: { ...lab.target, local: { ...lab.target?.local, tcgCacheMiB: size } } }),
+  })) as [Variant, Variant],
+  cpus: [2, 1].map((cpus) => ({
+    label: `cpus ${cpus}`,
+    apply: (lab: Lab) => ({ ...lab, hosts: lab.hosts.map((h) => ({ ...h, cpus })) }),
+  })) as [Variant, Variant],
+};
+
+const arg = (flag: string) => {
+  const i = process.argv.indexOf(flag);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const knob = KNOBS[arg('--knob') ?? ''];
+const pairs = Number(arg('--pairs') ?? 2);
+if (!knob || !Number.isInteger(pairs) || pairs < 1) {
+  console.error(`usage: npm run bench:vm-variants -- --knob ${Object.keys(KNOBS).join('|')} [--pairs N]   (N >= 1)`);
+  process.exit(2);
+}
+const NAME = 'vmvariants';
+const work = mkdtempSync(join(tmpdir(), 'layerlab-vmvariants-'));
+const results = join(work, 'results');
+const env = { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: results };
+
+/** labs/quick.yaml at two repetitions, as this variant changes it. */
+function labFile(v: Variant, index: number): string {
+  const quick = parse(readFileSync(join(resolve(import.meta.dirname, '..'), 'labs', 'quick.yaml'), 'utf8')) as Lab;
+  const file = join(work, `lab-${index}.yaml`);
+  writeFileSync(file, stringify(v.apply({ ...quick, name: NAME, repetitions: 2 })));
+  return file;
+}
+
+/** The lab's running qemu processes as its state records them (none once it is down). */
+function vms(): { dir: string; pid: number }[] {
+  const statePath = join(work, 'state', 'labs', NAME, 'state.json');
+  if (!existsSync(statePath)) return [];
+  const state = JSON.parse(readFileSync(statePath, 'utf8'));
+  return Object.values(state.hosts as Record<string, { dir: string; pid: number }>).filter(
+    (h) => h.pid && existsSync(`/proc/${h.pid}/stat`),
+  );
+}
+
+/** CPU seconds (user + system) the lab's qemu processes have used so far. */
+function qemuCpuSeconds(): number {
+  const ticks = vms().reduce((sum, { pid }) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return sum + Number(fields[11]) + Number(fields[12]);
+  }, 0);
+  return ticks / 100; // USER_HZ: 100 on Linux
+}
+
+interface Step {
+  wall: number;
+  qemuCpu: number;
+}
+
+/** One layerlab command; its wall and what the lab's qemus used meanwhile (they may start during it). */
+async function step(what: string, ...args: string[]): Promise<Step> {
+  const before = qemuCpuSeconds();
+  const r = await timedLayerlab(env, ...args);
+  if (r.code !== 0) throw new Error(`${what} (layerlab ${args.join(' ')}) exited with ${r.code}`);
+  return { wall: r.seconds, qemuCpu: qemuCpuSeconds() - before };
+}
+
+interface RunSample extends Step {
+  flushes: number[];
+  peakRssMiB: number[];
+}
+
+async function qemuFacts(): Promise<Pick<RunSample, 'flushes' | 'peakRssMiB'>> {
+  const flushes: number[] = [];
+  const peakRssMiB: number[] = [];
+  for (const vm of vms()) {
+    const qmp = await Qmp.connect(join(vm.dir, 'qmp.sock'));
+    try {
+      const jit = await qmp.execute<string>('human-monitor-command', { 'command-line': 'info jit' });
+      flushes.push(Number(/TB flush count\s+(\d+)/.exec(jit)?.[1] ?? Number.NaN));
+    } finally {
+      qmp.close();
+    }
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${vm.pid}/status`, 'utf8'))?.[1];
+    peakRssMiB.push(Math.round(Number(hwm) / 1024));
+  }
+  return { flushes, peakRssMiB };
+}
+
+/** `up` from the variant's templates, `run`, facts, `down`. */
+async function runFromTemplates(lab: string): Promise<RunSample> {
+  await step('up', 'up', '--lab', lab);
+  try {
+    const run = await step('run', 'run', '--lab', lab);
+    return { ...run, ...(await qemuFacts()) };
+  } finally {
+    await step('down', 'down', '--lab', lab);
+  }
+}
+
+const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' ');
+const row = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+try {
+  const labs = knob.map(labFile);
+  // Builds or warms the image caches, so no build lands in a timed step.
+  await step('warm-up', 'up', '--lab', labs[0] as string, '--cold');
+  await step('warm-up down', 'down', '--name', NAME);
+  const cold: Step[] = [];
+  for (const lab of labs) {
+    cold.push(await step('up --cold', 'up', '--lab', lab, '--cold'));
+    await step('down', 'down', '--name', NAME);
+  }
+  const runs: RunSample[][] = [[], []];
+  for (let p = 0; p < pairs; p++)
+    for (const i of p % 2 ? [1, 0] : [0, 1]) runs[i]?.push(await runFromTemplates(labs[i] as string));
+
+  console.log(`layerlab bench vm-variants: labs/quick.yaml at 2 repetitions, ${pairs} pair(s)`);
+  knob.forEach((v, i) => {
+    const c = cold[i] as Step;
+    const r = runs[i] as RunSample[];
+    row(`${v.label}: up --cold, wall / qemu CPU (s)`, `${c.wall.toFixed(1)} / ${c.qemuCpu.toFixed(1)}`);
+    row('  run wall (s), each', fmt(r.map((x) => x.wall)));
+    row('  run qemu CPU (s), each', fmt(r.map((x) => x.qemuCpu)));
+    row('  code-cache flushes per host, each run', r.map((x) => x.flushes.join('/')).join(' '));
+    row('  qemu peak RSS per host (MiB), each run', r.map((x) => x.peakRssMiB.join('/')).join(' '));
+  });
+  const [a, b] = runs as [RunSample[], RunSample[]];
+  const ratio = (f: (x: RunSample) => number) => a.map((x, i) => f(b[i] as RunSample) / f(x));
+  const [ca, cb] = cold as [Step, Step];
+  row(`ratios ${knob[1].label} / ${knob[0].label}:`, '');
+  row('  up --cold wall, qemu CPU', `${(cb.wall / ca.wall).toFixed(3)}, ${(cb.qemuCpu / ca.qemuCpu).toFixed(3)}`);
+  row(
+    '  run wall, each pair',
+    ratio((x) => x.wall)
+      .map((x) => x.toFixed(3))
+      .join(' '),
+  );
+  row(
+    '  run qemu CPU, each pair',
+    ratio((x) => x.qemuCpu)
+      .map((x) => x.toFixed(3))
+      .join(' '),
+  );
+  row('  run wall, of the medians', (median(b.map((x) => x.wall)) / median(a.map((x) => x.wall))).toFixed(3));
+} finally {
+  await timedLayerlab(env, 'down', '--name', NAME);
+  rmSync(work, { recursive: true, force: true });
+}
