@@ -53,7 +53,7 @@ writeFileSync(
   vmLabFile,
   `name: ${VM_LAB}
 target: { local: { bootTimeoutSec: 900 } } # test:e2e runs two files at once: a boot may share 2 cores with 4 other VMs
-hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once, and a guest boot costs a third less CPU with one (README, Development)
+hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once; a cold up costs a third less CPU with one, a run a tenth more (README, Development)
   - { name: a, profile: overlay2-ext4, cpus: 1, diskGiB: 2 }
   - { name: b, profile: overlay2-ext4, cpus: 1, diskGiB: 2 }
 scenarios:

@@ -29,7 +29,7 @@ writeFileSync(
   `name: ${LAB}
 seed: 18
 target: { local: { bootTimeoutSec: 900 } }
-hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once, and a guest boot costs a third less CPU with one (README, Development)
+hosts: # one vCPU each: test:e2e has up to five VMs on two cores at once; a cold up costs a third less CPU with one, a run a tenth more (README, Development)
   - { name: d26, profile: overlay2-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
   - { name: ctrd, profile: containerd-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
   - { name: pod, profile: podman-overlay-ext4, os: debian-13, cpus: 1, diskGiB: 2 }
