@@ -12,12 +12,15 @@
  * (`info jit` over QMP) and each qemu's peak RSS.
  * Usage: npm run bench:vm-variants -- --knob tcg-cache|cpus [--pairs N] (default 2)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { describe } from '../lab/analyze/stats.ts';
 import { Qmp } from '../lab/targets/local/qmp.ts';
-import { timedLayerlab } from './timed-cli.ts';
+import { readLocalState } from '../lab/targets/local/state.ts';
+import { procStatFields } from '../lab/util/proc.ts';
+import { peakRssKiB, timedLayerlab } from './timed-cli.ts';
 
 type Lab = Record<string, unknown> & { target?: { local?: object }; hosts: object[] };
 interface Variant {
@@ -48,8 +51,9 @@ if (!knob || !Number.isInteger(pairs) || pairs < 1) {
 }
 const NAME = 'vmvariants';
 const work = mkdtempSync(join(tmpdir(), 'layerlab-vmvariants-'));
-const results = join(work, 'results');
-const env = { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: results };
+// Set here too, so that readLocalState in this process reads the lab's state.
+process.env.LAYERLAB_HOME = join(work, 'state');
+const env = { ...process.env, LAYERLAB_RESULTS: join(work, 'results') };
 
 /** labs/quick.yaml at two repetitions, as this variant changes it. */
 function labFile(v: Variant, index: number): string {
@@ -61,19 +65,16 @@ function labFile(v: Variant, index: number): string {
 
 /** The lab's running qemu processes as its state records them (none once it is down). */
 function vms(): { dir: string; pid: number }[] {
-  const statePath = join(work, 'state', 'labs', NAME, 'state.json');
-  if (!existsSync(statePath)) return [];
-  const state = JSON.parse(readFileSync(statePath, 'utf8'));
-  return Object.values(state.hosts as Record<string, { dir: string; pid: number }>).filter(
-    (h) => h.pid && existsSync(`/proc/${h.pid}/stat`),
+  return Object.values(readLocalState(NAME)?.hosts ?? {}).flatMap(({ dir, pid }) =>
+    pid && procStatFields(pid) ? [{ dir, pid }] : [],
   );
 }
 
 /** CPU seconds (user + system) the lab's qemu processes have used so far. */
 function qemuCpuSeconds(): number {
   const ticks = vms().reduce((sum, { pid }) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return sum + Number(fields[11]) + Number(fields[12]);
+    const fields = procStatFields(pid) ?? [];
+    return sum + Number(fields[11]) + Number(fields[12]); // utime, stime: fields 14 and 15
   }, 0);
   return ticks / 100; // USER_HZ: 100 on Linux
 }
@@ -107,8 +108,7 @@ async function qemuFacts(): Promise<Pick<RunSample, 'flushes' | 'peakRssMiB'>> {
     } finally {
       qmp.close();
     }
-    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${vm.pid}/status`, 'utf8'))?.[1];
-    peakRssMiB.push(Math.round(Number(hwm) / 1024));
+    peakRssMiB.push(Math.round((peakRssKiB(vm.pid) ?? Number.NaN) / 1024));
   }
   return { flushes, peakRssMiB };
 }
@@ -126,11 +126,7 @@ async function runFromTemplates(lab: string): Promise<RunSample> {
 
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' ');
 const row = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
+const median = (xs: number[]) => describe(xs).median;
 
 try {
   const labs = knob.map(labFile);

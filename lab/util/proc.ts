@@ -132,15 +132,23 @@ export interface ProcessIdentity {
   startTicks: string;
 }
 
-/** When `pid` started, in clock ticks since boot; undefined when it is not running. */
-export function processStartTicks(pid: number): string | undefined {
+/**
+ * The fields of /proc/<pid>/stat from field 3 (state) on, so field N is at
+ * index N - 3; undefined when it is not running. The command name (field 2)
+ * may contain spaces, so the fields are counted after its last ')'.
+ */
+export function procStatFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22; the command name (field 2) may contain spaces, so count after its ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** When `pid` started, in clock ticks since boot (field 22); undefined when it is not running. */
+export function processStartTicks(pid: number): string | undefined {
+  return procStatFields(pid)?.[19];
 }
 
 export function currentProcessIdentity(): ProcessIdentity {
