@@ -109,9 +109,9 @@ function readJournal(dir: string): JournalLine[] {
 
 const finalStates = (dir: string) => new Map(readJournal(dir).map((e) => [e.trial, e]));
 
-/** `layerlab run` in the background, for the tests that interrupt or sabotage it. */
-function startRun(runEnv: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'run', '--lab', labFile], {
+/** `layerlab run` (with `extra` arguments) in the background, for the tests that interrupt or sabotage it. */
+function startRun(runEnv: NodeJS.ProcessEnv, ...extra: string[]) {
+  const child = spawn(process.execPath, [BIN, 'run', '--lab', labFile, ...extra], {
     cwd: work,
     env: runEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -344,74 +344,11 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     assert.equal(logs.status, 1, `no private key material in logs or state: ${logs.stdout}`);
   });
 
-  it('Ctrl-C twice mid-trial, then run --resume: finished trials kept, the one in flight rerun, nothing counted twice', async () => {
-    const run = startRun(env);
-    const interruptedDir = await waitForJournal(resultsDir, new Set(entriesOf(resultsDir)), doneThenInFlight(2));
-    await inFlightFor(3000); // well inside the trial: fio is running
-    run.child.kill('SIGINT');
-    await inFlightFor(200);
-    run.child.kill('SIGINT');
-    assert.equal(await run.exited, 130, 'a second Ctrl-C exits at once');
-    const beforeResume = finalStates(interruptedDir);
-    const inFlight = [...beforeResume].filter(([, e]) => e.state === 'started').map(([t]) => t);
-    assert.equal(inFlight.length, 1, 'exactly one trial was in flight');
-    const doneBefore = [...beforeResume].filter(([, e]) => e.state === 'done').map(([t]) => t);
-    const doneMtimes = doneBefore.map((t) => statSync(join(interruptedDir, 'trials', t, 'meta.json')).mtimeMs);
-
-    const r = await layerlab('run', '--resume', basename(interruptedDir), '--lab', labFile);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(
-      r.stderr,
-      new RegExp(`resuming run ${basename(interruptedDir)}: ${doneBefore.length} of 6 trials done`),
-    );
-    const after = finalStates(interruptedDir);
-    assert.equal(after.size, 6);
-    assert.ok(
-      [...after.values()].every((e) => e.state === 'done'),
-      'every trial of the plan is done',
-    );
-    assert.deepEqual(
-      doneBefore.map((t) => statSync(join(interruptedDir, 'trials', t, 'meta.json')).mtimeMs),
-      doneMtimes,
-      'finished trials were not run again',
-    );
-    assert.equal(
-      readJournal(interruptedDir).filter((e) => e.trial === inFlight[0] && e.state === 'started').length,
-      2,
-      'the in-flight trial ran again',
-    );
-    const samples = readFileSync(join(interruptedDir, 'samples.ndjson'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    assert.equal(samples.length, 6 * 4 * 5, 'the trial set of an uninterrupted run');
-    const keys = new Set(samples.map((s) => [s.trial, s.metric, s.job, s.direction].join('/')));
-    assert.equal(keys.size, samples.length, 'no sample counted twice');
-    assert.ok(
-      !existsSync(join(interruptedDir, 'trials', '.partial')),
-      "!existsSync(join(interruptedDir, 'trials', '.partial'))",
-    );
-    for (const t of after.keys())
-      assert.ok(existsSync(join(interruptedDir, 'trials', t, 'MANIFEST')), `${t} was verified`);
-    const manifest = JSON.parse(readFileSync(join(interruptedDir, 'manifest.json'), 'utf8'));
-    assert.equal(manifest.resumes.length, 1);
-    const again = await layerlab('run', '--resume', basename(interruptedDir), '--lab', labFile);
-    assert.equal(again.code, 2);
-    assert.match(again.stderr, /is complete .*nothing to resume/);
-
-    // Two real runs of the same lab: compare runs and claims no regression (n = 1: not enough runs).
-    const cmp = await layerlab('compare', runDir, interruptedDir);
-    assert.equal(cmp.code, 0, cmp.stdout + cmp.stderr);
-    assert.match(
-      cmp.stdout,
-      /48 cells: \*\*0 regression\(s\)\*\*, 0 improvement\(s\), 0 with no consistent difference, 48 with not enough runs/,
-    );
-  });
-
   it(
-    'results disk full mid-run: a clear error, nothing finished lost; resume after freeing space completes the run',
+    'interrupted twice, resumed each time: Ctrl-C twice mid-trial, then the results disk full mid-trial; finished trials kept, the ones in flight rerun, nothing counted twice',
     {
-      skip: process.getuid?.() !== 0 && 'mounting a size-limited tmpfs needs root',
+      // One run takes both interruptions: a third run of the lab would cost another six trials under TCG.
+      skip: process.getuid?.() !== 0 && 'mounting a size-limited tmpfs for the results needs root',
     },
     async () => {
       const small = join(work, 'small-results');
@@ -419,9 +356,32 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
       assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'layerlab-e2e', small]).status, 0);
       try {
         const smallEnv = { ...env, LAYERLAB_RESULTS: small };
+        const layerlabSmall = cliRunner(work, smallEnv);
+        // 1. Ctrl-C twice while a trial runs.
         const run = startRun(smallEnv);
         const dir = await waitForJournal(small, new Set(), doneThenInFlight(2));
-        // Fill the filesystem to the last byte while a trial is in flight.
+        await inFlightFor(3000); // well inside the trial: fio is running
+        run.child.kill('SIGINT');
+        await inFlightFor(200);
+        run.child.kill('SIGINT');
+        assert.equal(await run.exited, 130, 'a second Ctrl-C exits at once');
+        const beforeResume = finalStates(dir);
+        const inFlight = [...beforeResume].filter(([, e]) => e.state === 'started').map(([t]) => t);
+        assert.equal(inFlight.length, 1, 'exactly one trial was in flight');
+        const doneBefore = [...beforeResume].filter(([, e]) => e.state === 'done').map(([t]) => t);
+        const doneMtimes = doneBefore.map((t) => statSync(join(dir, 'trials', t, 'meta.json')).mtimeMs);
+
+        // 2. Resumed; once the interrupted trial is done and another runs, the results disk fills to the last byte.
+        const resumed = startRun(smallEnv, '--resume', basename(dir));
+        await waitForJournal(
+          small,
+          new Set(),
+          (j) =>
+            j.some((e) => e.trial === inFlight[0] && e.state === 'done') &&
+            j.filter((e) => e.state === 'done').length > doneBefore.length &&
+            j.at(-1)?.state === 'started',
+        );
+        await inFlightFor(3000);
         const filler = join(small, 'filler');
         const block = Buffer.alloc(64 * 1024);
         const fd = openSync(filler, 'w');
@@ -432,37 +392,62 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
         } finally {
           closeSync(fd);
         }
-        assert.equal(await run.exited, 1, run.out.stderr);
+        assert.equal(await resumed.exited, 1, resumed.out.stderr);
         assert.match(
-          run.out.stderr,
+          resumed.out.stderr,
+          new RegExp(`resuming run ${basename(dir)}: ${doneBefore.length} of 6 trials done`),
+        );
+        assert.match(
+          resumed.out.stderr,
           /the results disk is full .*Nothing finished is lost\. Free space under .*, then continue with `layerlab run --resume /,
         );
-        const doneBefore = readJournal(dir)
+        const doneAtFull = readJournal(dir)
           .filter((e) => e.state === 'done')
           .map((e) => e.trial);
-        assert.ok(doneBefore.length >= 2, 'doneBefore.length >= 2');
-        for (const t of doneBefore) assert.deepEqual(await checkManifest(join(dir, 'trials', t)), [], `${t} intact`);
+        for (const t of doneAtFull) assert.deepEqual(await checkManifest(join(dir, 'trials', t)), [], `${t} intact`);
 
+        // 3. Space freed, resumed again: the run completes.
         rmSync(filler);
-        const r = spawnSync(process.execPath, [BIN, 'run', '--resume', basename(dir), '--lab', labFile], {
-          cwd: work,
-          env: smallEnv,
-          encoding: 'utf8',
-        });
-        assert.equal(r.status, 0, r.stderr);
-        const final = finalStates(dir);
-        assert.equal(final.size, 6);
+        const r = await layerlabSmall('run', '--resume', basename(dir), '--lab', labFile);
+        assert.equal(r.code, 0, r.stderr);
+        const after = finalStates(dir);
+        assert.equal(after.size, 6);
         assert.ok(
-          [...final.values()].every((e) => e.state === 'done'),
-          "[...final.values()].every((e) => e.state === 'done')",
+          [...after.values()].every((e) => e.state === 'done'),
+          'every trial of the plan is done',
+        );
+        assert.deepEqual(
+          doneBefore.map((t) => statSync(join(dir, 'trials', t, 'meta.json')).mtimeMs),
+          doneMtimes,
+          'trials finished before Ctrl-C were not run again',
+        );
+        assert.equal(
+          readJournal(dir).filter((e) => e.trial === inFlight[0] && e.state === 'started').length,
+          2,
+          'the trial in flight at Ctrl-C ran again, once',
         );
         const samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8')
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l));
-        assert.equal(samples.length, 120, 'the trial set of an uninterrupted run');
-        const keys = new Set(samples.map((x) => [x.trial, x.metric, x.job, x.direction].join('/')));
-        assert.equal(keys.size, 120, 'no sample twice');
+        assert.equal(samples.length, 6 * 4 * 5, 'the trial set of an uninterrupted run');
+        const keys = new Set(samples.map((s) => [s.trial, s.metric, s.job, s.direction].join('/')));
+        assert.equal(keys.size, samples.length, 'no sample counted twice');
+        assert.ok(!existsSync(join(dir, 'trials', '.partial')), "!existsSync(join(dir, 'trials', '.partial'))");
+        for (const t of after.keys()) assert.ok(existsSync(join(dir, 'trials', t, 'MANIFEST')), `${t} was verified`);
+        const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+        assert.equal(manifest.resumes.length, 2);
+        const again = await layerlabSmall('run', '--resume', basename(dir), '--lab', labFile);
+        assert.equal(again.code, 2);
+        assert.match(again.stderr, /is complete .*nothing to resume/);
+
+        // Two real runs of the same lab: compare runs and claims no regression (n = 1: not enough runs).
+        const cmp = await layerlab('compare', runDir, dir);
+        assert.equal(cmp.code, 0, cmp.stdout + cmp.stderr);
+        assert.match(
+          cmp.stdout,
+          /48 cells: \*\*0 regression\(s\)\*\*, 0 improvement\(s\), 0 with no consistent difference, 48 with not enough runs/,
+        );
       } finally {
         spawnSync('umount', [small]);
       }
