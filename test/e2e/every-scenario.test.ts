@@ -19,7 +19,7 @@ import { isMountPoint } from '../../lab/targets/local/nfs-server.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { cliRunner } from './cli.ts';
 
-const work = mkdtempSync(join(tmpdir(), 'layerlab-scenarios-'));
+const work = mkdtempSync(join(tmpdir(), 'layerlab-e2e-every-scenario-'));
 const stateDir = join(work, 'state');
 const resultsDir = join(work, 'results');
 const LAB = 'sc';

@@ -51,7 +51,7 @@ import { inventoryEntries, onHost as onLabHost, withHost } from './lab-hosts.ts'
 
 const REPO = resolve(import.meta.dirname, '..', '..');
 const NOBODY = 65534;
-const work = mkdtempSync(join(tmpdir(), 'layerlab-static-'));
+const work = mkdtempSync(join(tmpdir(), 'layerlab-e2e-existing-machines-'));
 chmodSync(work, 0o755);
 const stateDir = join(work, 'state');
 const resultsDir = join(work, 'results');

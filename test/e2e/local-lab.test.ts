@@ -28,7 +28,7 @@ import { HostLog } from '../../lab/util/log.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { BIN, cliRunner } from './cli.ts';
 
-const work = mkdtempSync(join(tmpdir(), 'layerlab-e2e-'));
+const work = mkdtempSync(join(tmpdir(), 'layerlab-e2e-local-lab-'));
 const stateDir = join(work, 'state');
 const resultsDir = join(work, 'results');
 const LAB = 'e2e';

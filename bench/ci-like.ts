@@ -1,0 +1,142 @@
+/**
+ * What CI costs, and where it goes: `.ci/run` on a clean clone of one commit
+ * with an empty image cache (LAYERLAB_CACHE on a new folder, so every guest
+ * and tool image is built, as on a fresh CI machine).
+ *
+ * Prints the wall; how busy both cores were over it (/proc/stat); the unit
+ * and e2e streams' durations and each e2e file's (node's TAP output); and the
+ * CPU seconds of each e2e file's VMs, sampled every second from
+ * /proc/<pid>/stat of every qemu whose -pidfile lies in a test's work folder
+ * (/tmp/layerlab-e2e-<file>-XXXXXX). QEMU runs daemonized, so `time` would
+ * not count it: this is what the e2e files cost, and what two at a time
+ * share.
+ *
+ * Root, on a machine like CI's (.ci/run installs Debian packages); about half
+ * an hour. Nothing else should run meanwhile: the figures are the machine's.
+ * Usage: npm run bench:ci-like -- [--commit REV] [--keep]
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { procStatFields } from '../lab/util/proc.ts';
+
+const REPO = resolve(import.meta.dirname, '..');
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+const arg = (flag: string) => {
+  const i = process.argv.indexOf(flag);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const commit = arg('--commit') ?? 'HEAD';
+const keep = process.argv.includes('--keep');
+if (process.getuid?.() !== 0) {
+  console.error('bench:ci-like runs .ci/run, which installs Debian packages: run it as root');
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'layerlab-ci-like-'));
+const clone = join(work, 'clone');
+const git = (...args: string[]) => {
+  const r = spawnSync('git', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+};
+const rev = git('-C', REPO, 'rev-parse', '--short', commit);
+git('clone', '--quiet', '--no-checkout', REPO, clone);
+git('-C', clone, 'checkout', '--quiet', rev);
+
+/** Busy and total ticks of all cores since boot (/proc/stat's first line). */
+function cpuTicks(): { busy: number; total: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/** The e2e file a qemu belongs to, from its -pidfile's work folder; undefined for any other process. */
+function e2eFileOf(pid: string): string | undefined {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (!argv[0]?.includes('qemu-system')) return undefined;
+    const pidfile = argv[argv.indexOf('-pidfile') + 1] ?? '';
+    return /\/layerlab-e2e-(.+)-[A-Za-z0-9]{6}\//.exec(pidfile)?.[1] ?? 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of each qemu seen, by pid and start time (a reused pid is another process). */
+const qemus = new Map<string, { file: string; ticks: number }>();
+function sampleQemus(): void {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const fields = procStatFields(Number(pid));
+    if (!fields) continue;
+    const id = `${pid}@${fields[19]}`;
+    const seen = qemus.get(id);
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (seen) seen.ticks = ticks;
+    else {
+      const file = e2eFileOf(pid);
+      if (file) qemus.set(id, { file, ticks });
+    }
+  }
+}
+
+const logPath = join(work, 'ci.log');
+const log = createWriteStream(logPath);
+const before = cpuTicks();
+const started = Date.now();
+const sampler = setInterval(sampleQemus, 1000);
+console.error(`bench:ci-like: .ci/run at ${rev} in ${clone}; its output goes to ${logPath}`);
+const child = spawn(join(clone, '.ci', 'run'), [], {
+  cwd: clone,
+  env: { ...process.env, LAYERLAB_CACHE: join(work, 'cache') },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+child.stdout.pipe(log, { end: false });
+child.stderr.pipe(log, { end: false });
+const code = await new Promise<number | null>((done) => child.on('close', done));
+clearInterval(sampler);
+sampleQemus();
+const wall = (Date.now() - started) / 1000;
+const after = cpuTicks();
+await new Promise((done) => log.end(done));
+
+/**
+ * Node's TAP: the unit stream, then the e2e stream, each closed by its
+ * summary ("# duration_ms N"); a file's suite is a top-level "ok N - name"
+ * followed by its "  duration_ms".
+ */
+const lines = readFileSync(logPath, 'utf8').split('\n');
+const streams: number[] = [];
+const e2eFiles: { name: string; seconds: number; ok: boolean }[] = [];
+let pending: { name: string; ok: boolean } | undefined;
+for (const line of lines) {
+  const total = /^# duration_ms ([\d.]+)/.exec(line);
+  if (total) streams.push(Number(total[1]) / 1000);
+  const top = /^(ok|not ok) \d+ - (.*)$/.exec(line);
+  if (top) pending = streams.length === 1 ? { name: top[2] ?? '', ok: top[1] === 'ok' } : undefined;
+  const own = /^ {2}duration_ms: ([\d.]+)/.exec(line);
+  if (own && pending) {
+    e2eFiles.push({ ...pending, seconds: Number(own[1]) / 1000 });
+    pending = undefined;
+  }
+}
+
+const byFile = new Map<string, number>();
+for (const q of qemus.values()) byFile.set(q.file, (byFile.get(q.file) ?? 0) + q.ticks / TICKS_PER_SECOND);
+const busy = (after.busy - before.busy) / TICKS_PER_SECOND;
+const share = (after.busy - before.busy) / (after.total - before.total);
+console.log(`.ci/run at ${rev}, clean clone, empty image cache: exit ${code}`);
+console.log(`wall ${wall.toFixed(0)} s; all cores ${(share * 100).toFixed(0)}% busy (${busy.toFixed(0)} CPU-s)`);
+console.log(`unit ${streams[0]?.toFixed(0) ?? '?'} s, e2e ${streams[1]?.toFixed(0) ?? '?'} s (node's durations)`);
+for (const f of e2eFiles)
+  console.log(`  ${f.ok ? 'ok    ' : 'FAILED'} ${f.seconds.toFixed(0).padStart(5)} s  ${f.name}`);
+const qemuTotal = [...byFile.values()].reduce((a, b) => a + b, 0);
+console.log(`qemu CPU-s by e2e file (work folder), ${qemuTotal.toFixed(0)} in all:`);
+for (const [file, seconds] of [...byFile].sort((a, b) => b[1] - a[1]))
+  console.log(`  ${seconds.toFixed(0).padStart(6)}  ${file}`);
+if (keep) console.log(`kept: ${work}`);
+else rmSync(work, { recursive: true, force: true });
+process.exit(code === 0 ? 0 : 1);
