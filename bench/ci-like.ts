@@ -59,7 +59,7 @@ function e2eFileOf(pid: string): string | undefined {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     if (!argv[0]?.includes('qemu-system')) return undefined;
     const pidfile = argv[argv.indexOf('-pidfile') + 1] ?? '';
-    return /\/layerlab-e2e-(.+)-[A-Za-z0-9]{6}\//.exec(pidfile)?.[1] ?? 'other';
+    return /\/layerlab-e2e-([^/]+)-[A-Za-z0-9]{6}\//.exec(pidfile)?.[1] ?? 'not an e2e file';
   } catch {
     return undefined;
   }
