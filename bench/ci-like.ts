@@ -19,15 +19,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { procStatFields } from '../lab/util/proc.ts';
+import { USER_HZ, cpuSecondsOf, procStatFields } from '../lab/util/proc.ts';
+import { flagValue } from './args.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-const arg = (flag: string) => {
-  const i = process.argv.indexOf(flag);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const commit = arg('--commit') ?? 'HEAD';
+const commit = flagValue('--commit') ?? 'HEAD';
 const keep = process.argv.includes('--keep');
 if (process.getuid?.() !== 0) {
   console.error('bench:ci-like runs .ci/run, which installs Debian packages: run it as root');
@@ -65,8 +61,8 @@ function e2eFileOf(pid: string): string | undefined {
   }
 }
 
-/** utime + stime of each qemu seen, by pid and start time (a reused pid is another process). */
-const qemus = new Map<string, { file: string; ticks: number }>();
+/** CPU seconds of each qemu seen, by pid and start time (a reused pid is another process). */
+const qemus = new Map<string, { file: string; seconds: number }>();
 function sampleQemus(): void {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
@@ -74,11 +70,11 @@ function sampleQemus(): void {
     if (!fields) continue;
     const id = `${pid}@${fields[19]}`;
     const seen = qemus.get(id);
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    if (seen) seen.ticks = ticks;
+    const seconds = cpuSecondsOf(fields);
+    if (seen) seen.seconds = seconds;
     else {
       const file = e2eFileOf(pid);
-      if (file) qemus.set(id, { file, ticks });
+      if (file) qemus.set(id, { file, seconds });
     }
   }
 }
@@ -125,8 +121,8 @@ for (const line of lines) {
 }
 
 const byFile = new Map<string, number>();
-for (const q of qemus.values()) byFile.set(q.file, (byFile.get(q.file) ?? 0) + q.ticks / TICKS_PER_SECOND);
-const busy = (after.busy - before.busy) / TICKS_PER_SECOND;
+for (const q of qemus.values()) byFile.set(q.file, (byFile.get(q.file) ?? 0) + q.seconds);
+const busy = (after.busy - before.busy) / USER_HZ;
 const share = (after.busy - before.busy) / (after.total - before.total);
 console.log(`.ci/run at ${rev}, clean clone, empty image cache: exit ${code}`);
 console.log(`wall ${wall.toFixed(0)} s; all cores ${(share * 100).toFixed(0)}% busy (${busy.toFixed(0)} CPU-s)`);

@@ -19,7 +19,8 @@ import { parse, stringify } from 'yaml';
 import { describe } from '../lab/analyze/stats.ts';
 import { Qmp } from '../lab/targets/local/qmp.ts';
 import { readLocalState } from '../lab/targets/local/state.ts';
-import { procStatFields } from '../lab/util/proc.ts';
+import { cpuSecondsOf, procStatFields } from '../lab/util/proc.ts';
+import { flagValue } from './args.ts';
 import { peakRssKiB, timedLayerlab } from './timed-cli.ts';
 
 type Lab = Record<string, unknown> & { target?: { local?: object }; hosts: object[] };
@@ -39,12 +40,8 @@ const KNOBS: Record<string, [Variant, Variant]> = {
   })) as [Variant, Variant],
 };
 
-const arg = (flag: string) => {
-  const i = process.argv.indexOf(flag);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const knob = KNOBS[arg('--knob') ?? ''];
-const pairs = Number(arg('--pairs') ?? 2);
+const knob = KNOBS[flagValue('--knob') ?? ''];
+const pairs = Number(flagValue('--pairs') ?? 2);
 if (!knob || !Number.isInteger(pairs) || pairs < 1) {
   console.error(`usage: npm run bench:vm-variants -- --knob ${Object.keys(KNOBS).join('|')} [--pairs N]   (N >= 1)`);
   process.exit(2);
@@ -72,11 +69,7 @@ function vms(): { dir: string; pid: number }[] {
 
 /** CPU seconds (user + system) the lab's qemu processes have used so far. */
 function qemuCpuSeconds(): number {
-  const ticks = vms().reduce((sum, { pid }) => {
-    const fields = procStatFields(pid) ?? [];
-    return sum + Number(fields[11]) + Number(fields[12]); // utime, stime: fields 14 and 15
-  }, 0);
-  return ticks / 100; // USER_HZ: 100 on Linux
+  return vms().reduce((sum, { pid }) => sum + cpuSecondsOf(procStatFields(pid) ?? []), 0);
 }
 
 interface Step {

@@ -146,6 +146,14 @@ export function procStatFields(pid: number): string[] | undefined {
   }
 }
 
+/** Clock ticks per second in /proc/<pid>/stat and /proc/stat (USER_HZ: 100 on Linux, whatever the kernel's HZ). */
+export const USER_HZ = 100;
+
+/** The CPU time a process has used, user + system (fields 14 and 15), in seconds, from procStatFields' fields. */
+export function cpuSecondsOf(fields: readonly string[]): number {
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+
 /** When `pid` started, in clock ticks since boot (field 22); undefined when it is not running. */
 export function processStartTicks(pid: number): string | undefined {
   return procStatFields(pid)?.[19];
