@@ -45,6 +45,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
+import { readLocalState } from '../../lab/targets/local/state.ts';
 import type { Inventory } from '../../lab/targets/types.ts';
 import { isOurProcess } from '../../lab/util/proc.ts';
 import { cliRunner } from './cli.ts';
@@ -96,12 +97,9 @@ const ownerInventoryFile = join(work, 'owner-hosts.yaml');
 
 const layerlab = cliRunner(work, process.env);
 
-const statePath = join(stateDir, 'labs', LAB, 'state.json');
 type HostState = { name: string; dir: string; pid?: number };
-const vms = (): HostState[] =>
-  existsSync(statePath)
-    ? Object.values(JSON.parse(readFileSync(statePath, 'utf8')).hosts as Record<string, HostState>)
-    : [];
+/** The VMs the local target's state.json records for the lab (none once it is deleted). */
+const vms = (): HostState[] => Object.values(readLocalState(LAB)?.hosts ?? {});
 /** The VMs as the local target recorded them: their pids are the last resort if deleting the lab fails. */
 let recorded: HostState[] = [];
 
@@ -121,7 +119,7 @@ const userEnv = {
 };
 
 after(async () => {
-  if (existsSync(statePath)) await deleteLocalLab(LAB).catch((err) => console.error(`deleting the VMs: ${err}`));
+  if (readLocalState(LAB)) await deleteLocalLab(LAB).catch((err) => console.error(`deleting the VMs: ${err}`));
   for (const h of recorded) if (h.pid && isOurProcess(h.pid, h.dir)) process.kill(h.pid, 'SIGKILL');
   rmSync(work, { recursive: true, force: true });
 });
