@@ -261,17 +261,23 @@ export class SshConnection {
       sink.unpipe(feed);
       sink.resume();
     });
+    // Ends the unpacking of a stream that will not finish: destroying `sink`
+    // alone would leave `feed` open (pipe does not pass a destroy on), and the
+    // unpacking would wait for its end for ever, as after a timed-out trial.
+    const abandon = () => {
+      sink.destroy();
+      feed.destroy();
+      return extracting.catch(() => undefined);
+    };
     let result: ExecResult;
     try {
       result = await this.exec(command, { stdout: sink, logOutput: false, timeoutMs });
     } catch (err) {
-      sink.destroy();
-      await extracting.catch(() => undefined);
+      await abandon();
       throw err;
     }
     if (result.code !== 0) {
-      sink.destroy();
-      await extracting.catch(() => undefined);
+      await abandon();
       const tail = stderrTail(result.stderr);
       throw new LabError(
         `command failed (exit ${result.code ?? result.signal}): ${command}${tail ? `\n    ${tail}` : ''}`,
