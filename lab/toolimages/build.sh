@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds a tool image tarball (for `docker import`) from Debian packages:
-# install the packages into a scratch rootfs with mmdebstrap, then keep either
-# only the listed binaries and their shared-library closure (small images for
-# single tools) or the whole rootfs (tools that are a system: dpkg, MariaDB).
+# Builds a tool image tarball (for `docker import`) from Debian packages: put
+# the packages into a scratch rootfs with mmdebstrap, then keep either only the
+# listed binaries and their shared-library closure (small images for single
+# tools: the packages are unpacked, not installed) or the whole installed rootfs
+# (tools that are a system: dpkg, MariaDB).
 # Usage: build.sh <out.tar> <recipe-file> <apt-sources-file>...
 # Recipe keys: packages, binaries, files, rootfs (closure|full), debs, data_owner.
 set -euo pipefail
@@ -33,7 +34,20 @@ if [ -n "$debs" ]; then
   hooks+=(--customize-hook='mkdir -p "$1/debs/partial" && APT_CONFIG="$MMDEBSTRAP_APT_CONFIG" apt-get install --download-only --yes -o Dir::Cache::archives="$1/debs/" $(echo "$LL_DEBS" | tr , " ") && rm -rf "$1/debs/partial" "$1/debs/lock"')
 fi
 
-mmdebstrap --mode=root --variant=essential --include="$packages" --format=directory \
+variant=(--variant=essential)
+if [ "$mode" != full ]; then
+  # A closure image takes files only, and no maintainer script changes a
+  # binary or a library: the packages and their dependencies are unpacked,
+  # none configured, and the Essential set not installed at all. Most of an
+  # installing build is dpkg and its scripts, and on a host under emulation
+  # every process start is slow (README, Tool images). merged-usr: the layout
+  # an installed bookworm has, so every file keeps its path in the image. The
+  # package list comes from the archives, which are gone after this hook.
+  variant=(--variant=extract --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr)
+  # shellcheck disable=SC2016 # expanded by mmdebstrap's hook shell, not here
+  hooks+=(--extract-hook='for deb in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package} \${Version}\n" "$deb"; done | LC_ALL=C sort > "$1/layerlab-packages"')
+fi
+mmdebstrap --mode=root "${variant[@]}" --include="$packages" --format=directory \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
   bookworm "$root" "$@"
@@ -67,17 +81,25 @@ else
   IFS=, read -r -a bins <<< "$binaries"
   for bin in "${bins[@]}"; do
     copy_path "$bin"
-    # ldd inside the chroot: the loader and every library the binary maps.
+    # The loader's own listing inside the chroot (what ldd prints; an unpacked
+    # rootfs has no ldd, nor the bash it needs): the loader and every library
+    # the binary maps. Tool images are amd64, as the guests are.
+    listing="$(chroot "$root" /lib64/ld-linux-x86-64.so.2 --list "$bin")"
+    if grep -q 'not found' <<< "$listing"; then
+      echo "build.sh: $bin needs libraries its packages do not hold:" >&2
+      grep 'not found' <<< "$listing" >&2
+      exit 1
+    fi
     while read -r lib; do
       copy_path "$lib"
-    done < <(chroot "$root" ldd "$bin" | grep -oE '/[^ ]+' | sort -u)
+    done < <(grep -oE '/[^ ]+' <<< "$listing" | sort -u)
   done
   if [ -n "$files" ]; then
     IFS=, read -r -a extra <<< "$files"
     for f in "${extra[@]}"; do copy_path "$f"; done
   fi
-  # The package versions go along, so env capture can report them.
-  chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' > "$image/etc/layerlab-packages"
+  # The versions of the packages the files came from go along, so env capture can report them.
+  mv -- "$root/layerlab-packages" "$image/etc/layerlab-packages"
 fi
 # The directory scenarios work in; its owner is what docker copies into an
 # empty named volume mounted there (seed 003's permissions cases).
