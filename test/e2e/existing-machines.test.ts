@@ -116,6 +116,8 @@ const userEnv = {
   LAYERLAB_CACHE: join(user, 'cache'),
   LAYERLAB_RESULTS: join(user, 'results'),
   LANG: 'C.UTF-8',
+  // tsx keeps a compile cache under the temporary folder: this one goes with the test's.
+  TMPDIR: join(user, 'tmp'),
 };
 
 after(async () => {
@@ -453,6 +455,7 @@ echo 'deb [trusted=yes] copy:///srv/bookworm bookworm main' > /etc/apt/sources.l
       // The nights find the owner's Docker running on ext4, with their container, volume and image.
       assert.equal(dockerBefore.get('ext4'), 'docker active');
       mkdirSync(user);
+      mkdirSync(userEnv.TMPDIR);
       pathWithoutMmdebstrap(join(user, 'bin'));
       for (const h of inventory.hosts) copyFileSync(h.privateKeyPath, join(user, `${h.name}.key`));
       writeFileSync(
@@ -495,6 +498,7 @@ repetitions: 1
         /ext4: building tool image fio from Debian packages \(the controller cannot: it does not run as root\)/,
       );
       assert.match(r.stderr, /first night/, 'no history before night 1');
+      assert.ok(existsSync(join(userEnv.TMPDIR, `tsx-${NOBODY}`)), "tsx's cache is in the test's folder, not /tmp");
       assert.ok(existsSync(history), 'the history file was written back');
       const sha = archiveSha256();
       const runs = readdirSync(userEnv.LAYERLAB_RESULTS).filter((d) => d.includes('nightly-e2e'));
