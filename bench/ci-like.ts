@@ -4,7 +4,8 @@
  * and tool image is built, as on a fresh CI machine).
  *
  * Prints the wall; how busy both cores were over it (/proc/stat); the unit
- * and e2e streams' durations and each e2e file's (node's TAP output); and the
+ * and e2e streams' durations, each e2e file's and each of its tests' (node's
+ * TAP output: where a file's time goes); and the
  * CPU seconds of each e2e file's VMs, sampled every second from
  * /proc/<pid>/stat of every qemu whose -pidfile lies in a test's work folder
  * (/tmp/layerlab-e2e-<file>-XXXXXX). QEMU runs daemonized, so `time` would
@@ -21,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { USER_HZ, cpuSecondsOf, procStatFields } from '../lab/util/proc.ts';
 import { flagValue } from './args.ts';
+import { type Timed, e2eDurations } from './tap.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const commit = flagValue('--commit') ?? 'HEAD';
@@ -99,26 +101,7 @@ const wall = (Date.now() - started) / 1000;
 const after = cpuTicks();
 await new Promise((done) => log.end(done));
 
-/**
- * Node's TAP: the unit stream, then the e2e stream, each closed by its
- * summary ("# duration_ms N"); a file's suite is a top-level "ok N - name"
- * followed by its "  duration_ms".
- */
-const lines = readFileSync(logPath, 'utf8').split('\n');
-const streams: number[] = [];
-const e2eFiles: { name: string; seconds: number; ok: boolean }[] = [];
-let pending: { name: string; ok: boolean } | undefined;
-for (const line of lines) {
-  const total = /^# duration_ms ([\d.]+)/.exec(line);
-  if (total) streams.push(Number(total[1]) / 1000);
-  const top = /^(ok|not ok) \d+ - (.*)$/.exec(line);
-  if (top) pending = streams.length === 1 ? { name: top[2] ?? '', ok: top[1] === 'ok' } : undefined;
-  const own = /^ {2}duration_ms: ([\d.]+)/.exec(line);
-  if (own && pending) {
-    e2eFiles.push({ ...pending, seconds: Number(own[1]) / 1000 });
-    pending = undefined;
-  }
-}
+const { streams, e2eFiles } = e2eDurations(readFileSync(logPath, 'utf8'));
 
 const byFile = new Map<string, number>();
 for (const q of qemus.values()) byFile.set(q.file, (byFile.get(q.file) ?? 0) + q.seconds);
@@ -127,8 +110,11 @@ const share = (after.busy - before.busy) / (after.total - before.total);
 console.log(`.ci/run at ${rev}, clean clone, empty image cache: exit ${code}`);
 console.log(`wall ${wall.toFixed(0)} s; all cores ${(share * 100).toFixed(0)}% busy (${busy.toFixed(0)} CPU-s)`);
 console.log(`unit ${streams[0]?.toFixed(0) ?? '?'} s, e2e ${streams[1]?.toFixed(0) ?? '?'} s (node's durations)`);
-for (const f of e2eFiles)
-  console.log(`  ${f.ok ? 'ok    ' : 'FAILED'} ${f.seconds.toFixed(0).padStart(5)} s  ${f.name}`);
+const status = (t: Timed) => (t.ok ? 'ok    ' : 'FAILED');
+for (const f of e2eFiles) {
+  console.log(`  ${status(f)} ${f.seconds.toFixed(0).padStart(5)} s  ${f.name}`);
+  for (const t of f.tests) console.log(`    ${status(t)} ${t.seconds.toFixed(0).padStart(5)} s  ${t.name}`);
+}
 const qemuTotal = [...byFile.values()].reduce((a, b) => a + b, 0);
 console.log(`qemu CPU-s by e2e file (work folder), ${qemuTotal.toFixed(0)} in all:`);
 for (const [file, seconds] of [...byFile].sort((a, b) => b[1] - a[1]))

@@ -43,7 +43,12 @@ if [ "$mode" != full ]; then
   # every process start is slow (README, Tool images). merged-usr: the layout
   # an installed bookworm has, so every file keeps its path in the image. The
   # package list comes from the archives, which are gone after this hook.
-  variant=(--variant=extract --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr)
+  merged_usr=/usr/share/mmdebstrap/hooks/merged-usr
+  if [ ! -d "$merged_usr" ]; then
+    echo "build.sh: this mmdebstrap has no $merged_usr: Debian 12's (1.3) or a newer one builds tool images" >&2
+    exit 1
+  fi
+  variant=(--variant=extract --hook-dir="$merged_usr")
   # shellcheck disable=SC2016 # expanded by mmdebstrap's hook shell, not here
   hooks+=(--extract-hook='for deb in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package} \${Version}\n" "$deb"; done | LC_ALL=C sort > "$1/layerlab-packages"')
 fi
