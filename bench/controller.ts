@@ -16,10 +16,12 @@ import { makePlan } from '../lab/plan/plan.ts';
 import { RunRecord } from '../lab/record/record.ts';
 import { schedule } from '../lab/run/scheduler.ts';
 import { FakeWorld, fakeRunInput } from '../test/unit/fake-session.ts';
+import { flagValue } from './args.ts';
 
 function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  const flag = `--${name}`;
+  // A flag without its number is refused below (NaN), not taken as the default.
+  const value = process.argv.includes(flag) ? Number(flagValue(flag)) : fallback;
   if (!Number.isInteger(value) || value < 1) {
     process.stderr.write(`bench/controller: --${name} takes a positive whole number\n`);
     process.exit(2);
