@@ -34,20 +34,24 @@ if [ -n "$debs" ]; then
   hooks+=(--customize-hook='mkdir -p "$1/debs/partial" && APT_CONFIG="$MMDEBSTRAP_APT_CONFIG" apt-get install --download-only --yes -o Dir::Cache::archives="$1/debs/" $(echo "$LL_DEBS" | tr , " ") && rm -rf "$1/debs/partial" "$1/debs/lock"')
 fi
 
-variant=(--variant=essential)
+# merged /usr through the symlinks debootstrap makes (and the usr-is-merged
+# package), not the usrmerge package: that one pulls in the whole of perl
+# (about 50 MB and 1,600 files) that no tool image runs, and every host pays
+# for each file in `docker import`. It is also the layout an installed
+# bookworm has, so every file keeps its path in the image.
+merged_usr=/usr/share/mmdebstrap/hooks/merged-usr
+if [ ! -d "$merged_usr" ]; then
+  echo "build.sh: this mmdebstrap has no $merged_usr: Debian 12's (1.3) or a newer one builds tool images" >&2
+  exit 1
+fi
+variant=(--variant=essential --hook-dir="$merged_usr")
 if [ "$mode" != full ]; then
   # A closure image takes files only, and no maintainer script changes a
   # binary or a library: the packages and their dependencies are unpacked,
   # none configured, and the Essential set not installed at all. Most of an
   # installing build is dpkg and its scripts, and on a host under emulation
-  # every process start is slow (README, Tool images). merged-usr: the layout
-  # an installed bookworm has, so every file keeps its path in the image. The
-  # package list comes from the archives, which are gone after this hook.
-  merged_usr=/usr/share/mmdebstrap/hooks/merged-usr
-  if [ ! -d "$merged_usr" ]; then
-    echo "build.sh: this mmdebstrap has no $merged_usr: Debian 12's (1.3) or a newer one builds tool images" >&2
-    exit 1
-  fi
+  # every process start is slow (README, Tool images). The package list
+  # comes from the archives, which are gone after this hook.
   variant=(--variant=extract --hook-dir="$merged_usr")
   # shellcheck disable=SC2016 # expanded by mmdebstrap's hook shell, not here
   hooks+=(--extract-hook='for deb in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package} \${Version}\n" "$deb"; done | LC_ALL=C sort > "$1/layerlab-packages"')
