@@ -14,7 +14,7 @@
  * controller cannot build tool images. The machines' apt reaches Debian 12's
  * packages through a small repository this test copies onto them (the lab
  * network reaches nothing else). `scripts/nightly.sh` runs twice as `nobody`,
- * with a PATH that holds no mmdebstrap: the first night builds the fio tool
+ * with a PATH that holds no mmdebstrap: the first night builds the dbench tool
  * image on a lab host and brings it into nobody's cache; every host loads the
  * same bytes (sha256 in each host's env); the second night reuses the cache
  * and is compared with the first through the history file. Each night's down
@@ -142,7 +142,7 @@ function pathWithoutMmdebstrap(dir: string): void {
 }
 
 /**
- * An apt repository of bookworm's Essential packages, fio and mmdebstrap with
+ * An apt repository of bookworm's Essential packages, dbench and mmdebstrap with
  * every dependency, downloaded by apt from this machine's own sources: what a
  * lab host's apt would reach on a network. Not flat: mmdebstrap finds the
  * Essential set through a suite's index ([trusted=yes]: nothing to sign).
@@ -169,7 +169,7 @@ function aptRepository(dir: string): void {
       '-y',
       '--no-install-recommends',
       ...essential,
-      'fio',
+      'dbench',
       'mmdebstrap',
     ],
     { encoding: 'utf8' },
@@ -428,8 +428,8 @@ docker image ls --filter label=layerlab.lab=pv -q | wc -l`,
     const dockerBefore = new Map<string, string>();
     const archiveSha256 = () => {
       const tools = join(userEnv.LAYERLAB_CACHE, 'tools');
-      const dirs = readdirSync(tools).filter((d) => d.startsWith('layerlab-fio-'));
-      assert.equal(dirs.length, 1, `one fio image in nobody's cache (${dirs.join(', ')})`);
+      const dirs = readdirSync(tools).filter((d) => d.startsWith('layerlab-dbench-'));
+      assert.equal(dirs.length, 1, `one dbench image in nobody's cache (${dirs.join(', ')})`);
       return createHash('sha256')
         .update(readFileSync(join(tools, dirs[0] ?? '', 'image.tar.zst')))
         .digest('hex');
@@ -473,7 +473,7 @@ hosts:
   - { name: ext4, profile: overlay2-ext4 }
   - { name: btrfs, profile: btrfs }
 scenarios:
-  fio: { size: 8M, runtime: 1, ramp: 0, iodepth: 4 }
+  dbench: { clients: 2, duration: 3 }
 mounts: [layer, volume]
 repetitions: 1
 `,
@@ -495,7 +495,7 @@ repetitions: 1
       assert.equal(r.code, 0, 'night 1 exits 0');
       assert.match(
         r.stderr,
-        /ext4: building tool image fio from Debian packages \(the controller cannot: it does not run as root\)/,
+        /ext4: building tool image dbench from Debian packages \(the controller cannot: it does not run as root\)/,
       );
       assert.match(r.stderr, /first night/, 'no history before night 1');
       assert.ok(existsSync(join(userEnv.TMPDIR, `tsx-${NOBODY}`)), "tsx's cache is in the test's folder, not /tmp");
@@ -510,7 +510,7 @@ repetitions: 1
         );
         assert.match(
           loaded,
-          new RegExp(`^layerlab/fio:\\S+ ${sha}$`, 'm'),
+          new RegExp(`^layerlab/dbench:\\S+ ${sha}$`, 'm'),
           `${name} loaded the cached archive's bytes`,
         );
         const left = (await onHost(inventory, name, LEFT_OVER)).trim();
