@@ -44,7 +44,7 @@ if [ ! -d "$merged_usr" ]; then
   echo "build.sh: this mmdebstrap has no $merged_usr: Debian 12's (1.3) or a newer one builds tool images" >&2
   exit 1
 fi
-variant=(--variant=essential --hook-dir="$merged_usr")
+variant=essential
 if [ "$mode" != full ]; then
   # A closure image takes files only, and no maintainer script changes a
   # binary or a library: the packages and their dependencies are unpacked,
@@ -52,11 +52,11 @@ if [ "$mode" != full ]; then
   # installing build is dpkg and its scripts, and on a host under emulation
   # every process start is slow (README, Tool images). The package list
   # comes from the archives, which are gone after this hook.
-  variant=(--variant=extract --hook-dir="$merged_usr")
+  variant=extract
   # shellcheck disable=SC2016 # expanded by mmdebstrap's hook shell, not here
   hooks+=(--extract-hook='for deb in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package} \${Version}\n" "$deb"; done | LC_ALL=C sort > "$1/layerlab-packages"')
 fi
-mmdebstrap --mode=root "${variant[@]}" --include="$packages" --format=directory \
+mmdebstrap --mode=root --variant="$variant" --hook-dir="$merged_usr" --include="$packages" --format=directory \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' "${hooks[@]}" \
   bookworm "$root" "$@"
