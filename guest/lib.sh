@@ -184,6 +184,20 @@ ll_work_dir() {
   ll_safe_dir "$LL_STATE" "$LL_WORK"
 }
 
+# The same folders on every trial, with builtins only (a stat process costs
+# tens of milliseconds under TCG on every trial): still directories, not links,
+# and root's. ll_work_dir checked them in full at the run's start (env.sh runs
+# first in every run and resumption); a root-owned folder's mode can change
+# since then only by root's hand, so their mode is not asked again.
+ll_work_dir_unchanged() {
+  local dir
+  for dir in "$LL_STATE" "$LL_WORK"; do
+    [ ! -L "$dir" ] || ll_die "$dir is a symbolic link, refusing to use it: remove it (it is not layerlab's), then run again"
+    [ -d "$dir" ] || ll_die "$dir is missing or not a directory (env.sh creates it at the start of every run): run again"
+    [ -O "$dir" ] || ll_die "$dir is no longer owned by root, refusing to use it: remove it, then run again"
+  done
+}
+
 # Everything layerlab creates in Docker carries its lab's label (and its run's,
 # in a run): cleanup.sh and the ownership check find it by label, never by a
 # name pattern, so an owner's container called ll-something is left alone.
@@ -228,7 +242,7 @@ LL_TRIAL_PIDFILE=$LL_WORK/trial.pid
 # volumes, so the new attempt starts clean and nothing is measured twice.
 ll_reap_stale_trial() {
   local old pgid
-  ll_work_dir
+  ll_work_dir_unchanged
   # An empty pidfile (or none): the last attempt ran to its end (run-trial.sh
   # empties it last) and its scenario's trap removed what it made. Nothing to
   # reap, and no engine call, which costs a second or more under TCG on every trial.

@@ -345,26 +345,25 @@ describe('finding 6: the hosts’ work folder', () => {
   });
 
   it(
-    'a work folder another user owns, or anyone may write, is refused; a fresh one is root’s and 0700',
+    'at the run’s start (ll_work_dir): a work folder another user owns, or anyone may write, is refused; a fresh one is root’s and 0700',
     needsRoot,
     () => {
       const other = fakeHost();
       mkdirSync(join(other.dir, 'state', 'work'), { recursive: true, mode: 0o700 });
       chownSync(join(other.dir, 'state', 'work'), 1000, 1000);
-      const r1 = other.bash('ll_reap_stale_trial');
+      const r1 = other.bash('ll_work_dir');
       assert.notEqual(r1.code, 0, 'another owner is refused');
       assert.match(r1.stderr, /owned by uid 1000/, 'names the owner');
-      assert.ok(!existsSync(join(other.dir, 'state', 'work', 'trial.pid')), 'nothing written');
 
       const open = fakeHost();
       mkdirSync(join(open.dir, 'state', 'work'), { recursive: true });
       chmodSync(join(open.dir, 'state', 'work'), 0o777);
-      const r2 = open.bash('ll_reap_stale_trial');
+      const r2 = open.bash('ll_work_dir');
       assert.notEqual(r2.code, 0, 'a world-writable folder is refused');
       assert.match(r2.stderr, /world-writable/, 'says why');
 
       const fresh = fakeHost();
-      const r3 = fresh.bash('ll_reap_stale_trial; stat -c "%u %a" "$LL_STATE" "$LL_WORK"');
+      const r3 = fresh.bash('ll_work_dir; ll_reap_stale_trial; stat -c "%u %a" "$LL_STATE" "$LL_WORK"');
       assert.equal(r3.code, 0, r3.stderr);
       assert.equal(r3.stdout.trim(), '0 700\n0 700', 'root-owned, 0700');
       assert.ok(existsSync(join(fresh.dir, 'state', 'work', 'trial.pid')), 'trial.pid written');
@@ -372,11 +371,36 @@ describe('finding 6: the hosts’ work folder', () => {
       const loose = fakeHost();
       mkdirSync(join(loose.dir, 'state', 'work'), { recursive: true });
       chmodSync(join(loose.dir, 'state'), 0o755);
-      const r4 = loose.bash('ll_reap_stale_trial; stat -c "%u %a" "$LL_STATE" "$LL_WORK"');
+      const r4 = loose.bash('ll_work_dir; stat -c "%u %a" "$LL_STATE" "$LL_WORK"');
       assert.equal(r4.code, 0, r4.stderr);
       assert.equal(r4.stdout.trim(), '0 700\n0 700', 'an existing 0755 folder of root’s is made 0700');
     },
   );
+
+  it(
+    'on every trial (ll_reap_stale_trial, builtins only): another owner or a missing folder is refused before trial.pid is written',
+    needsRoot,
+    () => {
+      const other = fakeHost();
+      mkdirSync(join(other.dir, 'state', 'work'), { recursive: true, mode: 0o700 });
+      chownSync(join(other.dir, 'state', 'work'), 1000, 1000);
+      const r1 = other.bash('ll_reap_stale_trial');
+      assert.notEqual(r1.code, 0, 'another owner is refused');
+      assert.match(r1.stderr, /no longer owned by root/, 'says why');
+      assert.ok(!existsSync(join(other.dir, 'state', 'work', 'trial.pid')), 'nothing written');
+
+      const missing = fakeHost();
+      const r2 = missing.bash('ll_reap_stale_trial');
+      assert.notEqual(r2.code, 0, 'a trial does not create the folders: the run’s start does, checked');
+      assert.match(r2.stderr, /missing or not a directory/, 'says why');
+      assert.ok(!existsSync(join(missing.dir, 'state')), 'nothing created');
+    },
+  );
+
+  it('env.sh, which every run and resumption runs first on each host, checks the folders in full', () => {
+    const script = readFileSync(join(GUEST, 'env.sh'), 'utf8');
+    assert.match(script, /^ll_work_dir$/m, 'env.sh calls ll_work_dir');
+  });
 
   it('REMOTE_ROOT (/opt/layerlab) is checked like the work folder before each push', async () => {
     const calls: string[] = [];
