@@ -18,3 +18,12 @@ export function envCommand(env: Record<string, string>, argv: readonly string[])
   });
   return [...assignments, ...argv.map(shellQuote)].join(' ');
 }
+
+/**
+ * The remote command (argv) that runs a bash script sent on its stdin, such as
+ * prepare's withGuestLib. Not `bash -s`: bash reads a script from a pipe one byte per
+ * read(2), so that the rest stays for the commands it runs, and guest/lib.sh
+ * alone is some 28,000 of them, about 0.3 s under TCG. `source` reads a pipe
+ * in blocks; stdin that is not a pipe (a socket) is read by cat first.
+ */
+export const SCRIPT_ON_STDIN = ['bash', '-c', 'if [ -p /dev/stdin ]; then source /dev/stdin; else eval "$(cat)"; fi'];

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { envCommand } from '../../lab/util/shell.ts';
+import { SCRIPT_ON_STDIN, envCommand } from '../../lab/util/shell.ts';
 
 const HOSTILE = `it's $HOME and \`id\` "quoted"; rm -rf /nothing\nsecond line \\ end`;
 
@@ -29,5 +29,23 @@ describe('envCommand', () => {
   it('refuses a name that is not an environment variable’s', () => {
     assert.throws(() => envCommand({ 'A;id': 'x' }, ['true']), /invalid environment variable name/);
     assert.throws(() => envCommand({ lower: 'x' }, ['true']), /invalid environment variable name/);
+  });
+});
+
+describe('SCRIPT_ON_STDIN', () => {
+  const script = `set -euo pipefail\nprintf '%s|' "$LL_A"\nread_rest=$(wc -c)\nprintf '%s|' "$read_rest"\nfalse\necho not-reached\n`;
+  const command = envCommand({ LL_A: HOSTILE }, SCRIPT_ON_STDIN);
+
+  it('runs a script sent through a pipe, read whole (nothing left for its commands), and stops where it fails', () => {
+    const r = spawnSync('bash', ['-c', `printf '%s' "$1" | ${command}`, 'x', script], { encoding: 'utf8' });
+    assert.equal(r.status, 1, 'false under set -e ends it with its status');
+    assert.equal(r.stdout, `${HOSTILE}|0|`, 'the whole script was read before it ran');
+  });
+
+  it('does the same when stdin is a socket (read by cat first)', () => {
+    // node gives a child's stdin as a socket pair: the other branch.
+    const r = spawnSync('sh', ['-c', command], { input: script, encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stdout, `${HOSTILE}|0|`);
   });
 });
