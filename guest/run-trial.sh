@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Runs one trial: lab/scenarios/$LL_SCENARIO/guest.sh with its output in $LL_OUT,
 # then writes meta.json (times, exit status, load and CPU steal around it) and
-# streams the folder to stdout as one tar (then removes it): a trial is a single
+# streams the folder's files to stdout as one tar (then removes them): a trial is a single
 # SSH round trip. Everything else goes to files, so stdout carries only the tar.
 # The scenario's exit status is recorded, not propagated: raw output is the truth
 # and the controller decides what failed.
 set -euo pipefail
-# Builtins wherever they do the job (${0%/*}, read, $EPOCHREALTIME): under TCG
+# Builtins wherever they do the job (${BASH_SOURCE[0]%/*}, read, $EPOCHREALTIME): under TCG
 # every process started here costs tens of milliseconds of harness time on
-# every trial. The controller always starts this script by its full path.
-source "${0%/*}/lib.sh"
+# every trial. The controller names this script by its full path, and the
+# login shell sources it when that is bash (lab/util/shell.ts, bashScriptCommand):
+# BASH_SOURCE, not $0, is this file then.
+source "${BASH_SOURCE[0]%/*}/lib.sh"
 ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
 
 ll_reap_stale_trial
@@ -17,8 +19,16 @@ case "$LL_OUT" in
   "$LL_WORK"/*/*) ;;
   *) ll_die "LL_OUT=$LL_OUT is not a trial folder under $LL_WORK" ;;
 esac
-if [ -e "$LL_OUT" ] || [ -L "$LL_OUT" ]; then rm -rf -- "$LL_OUT"; fi
-mkdir -p -- "$LL_OUT"
+# The output folder stays from one trial to the next (the tar below takes its
+# files, not the folder): no mkdir process on every trial. A folder with
+# anything left in it (an attempt that did not end), a link or none is made anew.
+shopt -s nullglob dotglob
+left=("$LL_OUT"/*)
+shopt -u nullglob dotglob
+if [ -L "$LL_OUT" ] || [ ! -d "$LL_OUT" ] || [ "${#left[@]}" -gt 0 ]; then
+  rm -rf -- "$LL_OUT"
+  mkdir -p -- "$LL_OUT"
+fi
 script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
 [ -f "$script" ] || ll_die "no guest script for scenario $LL_SCENARIO"
 
@@ -55,8 +65,12 @@ ll_json_obj \
   > "$LL_OUT/meta.json"
 
 ll_write_manifest "$LL_OUT"
-# tar removes each file once it is in the stream, and the folder last: no rm
-# process. Then the pidfile is emptied (a builtin): an empty pidfile says this
-# attempt ran to its end (ll_reap_stale_trial).
-tar --remove-files -cf - -C "$LL_OUT" .
+# tar removes each file once it is in the stream (no rm process) and leaves the
+# folder, empty, for the next trial. Then the pidfile is emptied (a builtin):
+# an empty pidfile says this attempt ran to its end (ll_reap_stale_trial).
+cd -- "$LL_OUT"
+shopt -s nullglob dotglob
+entries=(*)
+shopt -u nullglob dotglob
+tar --remove-files -cf - -- "${entries[@]}"
 : > "$LL_TRIAL_PIDFILE"

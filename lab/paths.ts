@@ -54,4 +54,6 @@ export const REMOTE_ROOT = '/opt/layerlab';
 /** Scratch space on a host: guest/lib.sh's LL_WORK, root's and 0700, never under /var/tmp (any user can plant there). */
 export const REMOTE_WORK = '/var/lib/layerlab/work';
 export const REMOTE_TRIALS = `${REMOTE_WORK}/trials`;
+/** The output folder of the trial running on a host (one at a time). */
+export const REMOTE_TRIAL_OUT = `${REMOTE_TRIALS}/current`;
 export const REMOTE_ENV = `${REMOTE_WORK}/env`;

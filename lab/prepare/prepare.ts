@@ -9,7 +9,7 @@ import { type HostSession, sessionOver } from '../ssh/session.js';
 import type { SshConnection } from '../ssh/transport.js';
 import type { InventoryHost } from '../targets/types.js';
 import { BUILDER_ENTRY, type ToolImage } from '../toolimages/toolimages.js';
-import { SCRIPT_ON_STDIN, envCommand, shellQuote } from '../util/shell.js';
+import { envCommand, shellQuote } from '../util/shell.js';
 
 /**
  * Whether the storage profile may set aside what Docker holds on a host: the
@@ -21,8 +21,8 @@ export function labOwnsHost(target: TargetKind, host: Pick<InventoryHost, 'dedic
 }
 
 /**
- * A script for SCRIPT_ON_STDIN made of guest/lib.sh and `body`: runs guest
- * code on a host before (or without) anything being pushed there.
+ * A script for `bash -s` made of guest/lib.sh and `body`: runs guest code on a
+ * host before (or without) anything being pushed there.
  */
 export function withGuestLib(body: string): string {
   return `${readFileSync(join(GUEST_DIR, 'lib.sh'), 'utf8')}\n${body}\n`;
@@ -35,9 +35,7 @@ export function withGuestLib(body: string): string {
  * root runs what is in it.
  */
 export async function pushGuestFiles(host: Pick<HostSession, 'exec' | 'push'>): Promise<void> {
-  await host.exec(envCommand({}, SCRIPT_ON_STDIN), {
-    stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`),
-  });
+  await host.exec('bash -s', { stdin: withGuestLib(`set -euo pipefail\nll_safe_dir ${shellQuote(REMOTE_ROOT)}`) });
   await host.push(PACKAGE_ROOT, REMOTE_ROOT, ['guest', 'lab/scenarios', BUILDER_ENTRY]);
 }
 

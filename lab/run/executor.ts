@@ -6,7 +6,7 @@ import { REMOTE_ROOT } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
 import type { JournalEntry, Sample } from '../record/schemas.js';
 import type { HostSession } from '../ssh/session.js';
-import { envCommand } from '../util/shell.js';
+import { bashScriptCommand } from '../util/shell.js';
 
 /** What the executor writes: the run record's trial side (RunRecord implements it). */
 export interface TrialRecord {
@@ -58,7 +58,7 @@ export function isDiskFull(err: unknown): boolean {
 async function pullTrial(session: HostSession, record: TrialRecord, trial: Trial, settings: TrialSettings) {
   const staging = record.stagingDir(trial.id);
   await rm(staging, { recursive: true, force: true });
-  const command = envCommand(settings.env(trial), ['bash', `${REMOTE_ROOT}/guest/run-trial.sh`]);
+  const command = bashScriptCommand(settings.env(trial), `${REMOTE_ROOT}/guest/run-trial.sh`);
   await session.pull(command, staging, settings.timeoutMs(trial));
   const problems = await checkManifest(staging);
   if (problems.length) {

@@ -1,5 +1,5 @@
 import type { LabDefinition } from '../definition/schema.js';
-import { REMOTE_TRIALS } from '../paths.js';
+import { REMOTE_TRIAL_OUT } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
 import { boundScenario } from '../scenarios/index.js';
 
@@ -7,7 +7,8 @@ import { boundScenario } from '../scenarios/index.js';
 export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<string, string>): Record<string, string> {
   const scenario = boundScenario(lab, trial.scenario);
   const env: Record<string, string> = {
-    LL_OUT: `${REMOTE_TRIALS}/${trial.id}`,
+    // One folder for every trial of a host, kept between them (guest/run-trial.sh).
+    LL_OUT: REMOTE_TRIAL_OUT,
     LL_SCENARIO: trial.scenario,
     LL_TRIAL: trial.id,
     LL_MOUNT: trial.mount,

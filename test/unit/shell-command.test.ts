@@ -5,8 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SCRIPT_ON_STDIN, envCommand } from '../../lab/util/shell.ts';
+import { bashScriptCommand, envCommand } from '../../lab/util/shell.ts';
 
 const HOSTILE = `it's $HOME and \`id\` "quoted"; rm -rf /nothing\nsecond line \\ end`;
 
@@ -32,20 +35,29 @@ describe('envCommand', () => {
   });
 });
 
-describe('SCRIPT_ON_STDIN', () => {
-  const script = `set -euo pipefail\nprintf '%s|' "$LL_A"\nread_rest=$(wc -c)\nprintf '%s|' "$read_rest"\nfalse\necho not-reached\n`;
-  const command = envCommand({ LL_A: HOSTILE }, SCRIPT_ON_STDIN);
+describe('bashScriptCommand', () => {
+  for (const shell of ['sh', 'bash']) {
+    it(`${shell} -c: the script gets each value unchanged and finds itself; its exit status is the command's`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'layerlab-script-'));
+      try {
+        writeFileSync(
+          join(dir, 'script.sh'),
+          'printf "%s|%s|%s|%s" "$LL_A" "${BASH_SOURCE[0]##*/}" "$(bash -c \'printf %s "$LL_A"\')" "${0##*/}"\nexit 3\n',
+        );
+        const r = spawnSync(shell, ['-c', bashScriptCommand({ LL_A: HOSTILE }, join(dir, 'script.sh'))], {
+          encoding: 'utf8',
+        });
+        assert.equal(r.status, 3, r.stderr);
+        // Under bash the login shell sources it ($0 stays the shell's); under sh, bash starts it.
+        const runner = shell === 'bash' ? 'bash' : 'script.sh';
+        assert.equal(r.stdout, `${HOSTILE}|script.sh|${HOSTILE}|${runner}`, 'exported to what the script starts too');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
-  it('runs a script sent through a pipe, read whole (nothing left for its commands), and stops where it fails', () => {
-    const r = spawnSync('bash', ['-c', `printf '%s' "$1" | ${command}`, 'x', script], { encoding: 'utf8' });
-    assert.equal(r.status, 1, 'false under set -e ends it with its status');
-    assert.equal(r.stdout, `${HOSTILE}|0|`, 'the whole script was read before it ran');
-  });
-
-  it('does the same when stdin is a socket (read by cat first)', () => {
-    // node gives a child's stdin as a socket pair: the other branch.
-    const r = spawnSync('sh', ['-c', command], { input: script, encoding: 'utf8' });
-    assert.equal(r.status, 1, r.stderr);
-    assert.equal(r.stdout, `${HOSTILE}|0|`);
+  it('refuses a name that is not an environment variable’s', () => {
+    assert.throws(() => bashScriptCommand({ 'A;id': 'x' }, '/x'), /invalid environment variable name/);
   });
 });

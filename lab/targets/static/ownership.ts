@@ -7,7 +7,7 @@ import { GUEST_DIR, labStateDir } from '../../paths.js';
 import { labOwnsHost, withGuestLib } from '../../prepare/prepare.js';
 import { connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
-import { SCRIPT_ON_STDIN, envCommand } from '../../util/shell.js';
+import { envCommand } from '../../util/shell.js';
 import type { Inventory, InventoryHost } from '../types.js';
 import { HOST_FACTS_SCRIPT, parseHostFacts, stackProblems } from './stack-check.js';
 
@@ -38,7 +38,7 @@ async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<Ho
       };
       // Sent on stdin: nothing is written on a host before it passes.
       const script = withGuestLib(readFileSync(join(GUEST_DIR, 'check-host.sh'), 'utf8'));
-      const result = await conn.exec(envCommand(env, SCRIPT_ON_STDIN), { stdin: script, timeoutMs: 2 * 60_000 });
+      const result = await conn.exec(envCommand(env, ['bash', '-s']), { stdin: script, timeoutMs: 2 * 60_000 });
       if (result.code === 0) return { stack, ownership: [] };
       if (result.code === REFUSED) return { stack, ownership: result.stdout.trim().split('\n').filter(Boolean) };
       throw new LabError(`checking the host failed (exit ${result.code ?? result.signal}): ${result.stderr.trim()}`, {
