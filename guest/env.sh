@@ -146,7 +146,7 @@ copy_text "$LL_DAEMON_JSON" daemon.json || true
 copy_text "$LL_PODMAN_CONF" storage.conf || true
 copy_text "$LL_CONTAINERD_CONF" containerd-config.toml || true
 # The API's version lists containerd among the engine's components; the CLI
-# path asks containerd itself (a Go binary's start: about 0.3 s under TCG).
+# path asks containerd itself (a Go binary's start: 0.1-0.3 s under TCG).
 [ -n "$use_api" ] || containerd --version > containerd-version.txt 2>&1 || true
 lsblk -b -o NAME,SIZE,TYPE,FSTYPE,MOUNTPOINT,MODEL,SERIAL > lsblk.txt 2>&1 || true
 df -B1 -T > df.txt 2>&1 || true

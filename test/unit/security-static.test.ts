@@ -344,13 +344,19 @@ describe('finding 6: the hosts’ work folder', () => {
     assert.deepEqual(readdirSync(victim), [], 'nothing written through the link');
   });
 
+  /** A fake host whose work folder another user (uid 1000) owns. */
+  function hostWithForeignWork() {
+    const host = fakeHost();
+    mkdirSync(join(host.dir, 'state', 'work'), { recursive: true, mode: 0o700 });
+    chownSync(join(host.dir, 'state', 'work'), 1000, 1000);
+    return host;
+  }
+
   it(
     'at the run’s start (ll_work_dir): a work folder another user owns, or anyone may write, is refused; a fresh one is root’s and 0700',
     needsRoot,
     () => {
-      const other = fakeHost();
-      mkdirSync(join(other.dir, 'state', 'work'), { recursive: true, mode: 0o700 });
-      chownSync(join(other.dir, 'state', 'work'), 1000, 1000);
+      const other = hostWithForeignWork();
       const r1 = other.bash('ll_work_dir');
       assert.notEqual(r1.code, 0, 'another owner is refused');
       assert.match(r1.stderr, /owned by uid 1000/, 'names the owner');
@@ -381,9 +387,7 @@ describe('finding 6: the hosts’ work folder', () => {
     'on every trial (ll_reap_stale_trial, builtins only): another owner or a missing folder is refused before trial.pid is written',
     needsRoot,
     () => {
-      const other = fakeHost();
-      mkdirSync(join(other.dir, 'state', 'work'), { recursive: true, mode: 0o700 });
-      chownSync(join(other.dir, 'state', 'work'), 1000, 1000);
+      const other = hostWithForeignWork();
       const r1 = other.bash('ll_reap_stale_trial');
       assert.notEqual(r1.code, 0, 'another owner is refused');
       assert.match(r1.stderr, /no longer owned by root/, 'says why');
