@@ -108,9 +108,10 @@ engine_lane &
 engine_lane_pid=$!
 
 # The facts summary.json takes: engine version, storage driver (or
-# snapshotter), backing filesystem, and a third fact (podman: the storage
-# options; docker: the snapshotter's driver-type under the containerd image store).
-engine_version='' driver='' backing_fs='' third_fact=''
+# snapshotter), backing filesystem, a third fact (podman: the storage
+# options; docker: the snapshotter's driver-type under the containerd image
+# store), and containerd's version.
+engine_version='' driver='' backing_fs='' third_fact='' containerd_version=''
 if [ -n "$use_api" ]; then
   [ "$info_status" = 200 ] || echo '{}' > docker-info.json
   version_json="$(< docker-version.json)" info_json="$(< docker-info.json)"
@@ -123,6 +124,9 @@ if [ -n "$use_api" ]; then
   # With the containerd image store, DriverStatus names the snapshotter type and .Driver the snapshotter.
   re='\["driver-type","([^"]*)"\]'
   if [[ $info_json =~ $re ]]; then third_fact="${BASH_REMATCH[1]}"; fi
+  # The API's version lists containerd among the engine's components.
+  re='\{"Name":"containerd","Version":"([^"]*)"'
+  if [[ $version_json =~ $re ]]; then containerd_version="${BASH_REMATCH[1]}"; fi
 else
   # Each JSON call also prints, on the lines before its JSON, the facts summary.json takes from it.
   nl='{{"\n"}}'
@@ -139,15 +143,17 @@ else
     < <(ll_engine version --format "$version_facts$nl{{json .}}" 2> /dev/null) || true
   { read -r driver && read -r backing_fs && read -r third_fact && cat > "$LL_ENGINE-info.json"; } \
     < <(ll_engine info --format "$info_facts$nl{{json .}}" 2> /dev/null) || true
+  # containerd asked itself (a Go binary's start: 0.1-0.3 s under TCG):
+  # "containerd <package> <version> <commit>", its third word.
+  containerd --version > containerd-version.txt 2>&1 || true
+  read -r first _ third _ < containerd-version.txt || true
+  if [ "${first:-}" = containerd ]; then containerd_version="${third:-}"; fi
 fi
 [ -s "$LL_ENGINE-info.json" ] || echo '{}' > "$LL_ENGINE-info.json"
 [ -s "$LL_ENGINE-version.json" ] || echo '{}' > "$LL_ENGINE-version.json"
 copy_text "$LL_DAEMON_JSON" daemon.json || true
 copy_text "$LL_PODMAN_CONF" storage.conf || true
 copy_text "$LL_CONTAINERD_CONF" containerd-config.toml || true
-# The API's version lists containerd among the engine's components; the CLI
-# path asks containerd itself (a Go binary's start: 0.1-0.3 s under TCG).
-[ -n "$use_api" ] || containerd --version > containerd-version.txt 2>&1 || true
 lsblk -b -o NAME,SIZE,TYPE,FSTYPE,MOUNTPOINT,MODEL,SERIAL > lsblk.txt 2>&1 || true
 df -B1 -T > df.txt 2>&1 || true
 findmnt -n -o SOURCE,FSTYPE,OPTIONS --target /var/lib/docker > docker-root-mount.txt 2>&1 || true
@@ -201,15 +207,6 @@ mem_bytes=''
 while read -r key value _; do
   if [ "$key" = MemTotal: ]; then mem_bytes=$((value * 1024)); break; fi
 done < /proc/meminfo
-containerd_version=''
-if [ -n "$use_api" ]; then
-  re='\{"Name":"containerd","Version":"([^"]*)"'
-  if [[ $version_json =~ $re ]]; then containerd_version="${BASH_REMATCH[1]}"; fi
-else
-  # "containerd <package> <version> <commit>": its third word.
-  read -r first _ third _ < containerd-version.txt || true
-  if [ "${first:-}" = containerd ]; then containerd_version="${third:-}"; fi
-fi
 data_disk="$(readlink -f -- "${LL_DATA_DISK:-/dev/null}")"
 ll_json_obj \
   hostname "$hostname" \
