@@ -11,7 +11,7 @@ import { selftestCommand } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
-import { UserError, errorMessage } from './errors.js';
+import { InfraError, UserError, errorMessage } from './errors.js';
 import { releaseAllLocks } from './util/lock.js';
 import { printable } from './util/safe-text.js';
 
@@ -190,6 +190,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UserError) {
       process.stderr.write(`layerlab: ${printable(err.message)}\n`);
       return 2;
+    }
+    if (err instanceof InfraError) {
+      process.stderr.write(`layerlab: ${printable(err.message)}\n`);
+      return 3;
     }
     // Messages can carry text that came from a host: no escape sequence reaches the terminal.
     process.stderr.write(`layerlab: ${printable(errorMessage(err))}\n`);

@@ -32,3 +32,30 @@ export class LabError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * A cloud or infrastructure failure: AWS refused or failed a call, the Pulumi
+ * backend did not answer, a stack is locked by someone else. Exit 3, apart
+ * from bad input (2) and a failed benchmark (1), so a scheduler can tell
+ * "retry later" from "fix the lab file" from "look at the numbers". The
+ * provider's error code and request id are kept: support asks for them.
+ */
+export class InfraError extends Error {
+  readonly exitCode = 3;
+  constructor(
+    message: string,
+    readonly details: { code?: string; requestId?: string } = {},
+    options?: { cause?: unknown },
+  ) {
+    super(InfraError.format(message, details), options);
+    this.name = 'InfraError';
+  }
+
+  private static format(message: string, details: InfraError['details']): string {
+    const parts = [
+      details.code ? `error code ${details.code}` : undefined,
+      details.requestId ? `request id ${details.requestId}` : undefined,
+    ].filter((p): p is string => p !== undefined);
+    return parts.length ? `${message} (${parts.join(', ')})` : message;
+  }
+}
