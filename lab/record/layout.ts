@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { NAME_RE } from '../definition/schema.js';
 import { UserError } from '../errors.js';
@@ -19,17 +19,30 @@ export function isRunId(id: string): boolean {
 }
 
 /**
- * A new, never-before-used run folder: mkdir without `recursive` fails if it
- * exists. The results folder is created private (0700): runs hold files
- * pulled from hosts layerlab does not trust.
+ * The results folder is private (0700): runs hold files pulled from hosts
+ * layerlab does not trust, and environment facts of the operator's machines.
+ * A clone makes `results/` 0755 (git tracks its README, not its mode), so an
+ * existing folder of ours is tightened; one another user owns is left alone
+ * (each run folder inside is private anyway).
+ */
+function makeResultsRootPrivate(root: string): void {
+  makePrivateDir(root);
+  const stat = statSync(root);
+  const ours = typeof process.getuid !== 'function' || stat.uid === process.getuid();
+  if (ours && (stat.mode & 0o077) !== 0) chmodSync(root, stat.mode & 0o700);
+}
+
+/**
+ * A new, never-before-used run folder, private (0700): mkdir without
+ * `recursive` fails if it exists.
  */
 export function createRunDir(root: string, lab: string, now = new Date()): { runId: string; dir: string } {
-  makePrivateDir(root);
+  makeResultsRootPrivate(root);
   for (;;) {
     const runId = `${stamp(now)}-${lab}-${randomBytes(2).toString('hex')}`;
     const dir = join(root, runId);
     try {
-      mkdirSync(dir);
+      mkdirSync(dir, { mode: 0o700 });
       return { runId, dir };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
