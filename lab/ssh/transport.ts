@@ -52,9 +52,20 @@ export function hostKeyBlob(line: string): Buffer {
   return Buffer.from(parts[1], 'base64');
 }
 
+/**
+ * The host-key signature algorithms to offer for a pinned key's type. An RSA
+ * key is one key type but three signature algorithms: `ssh-rsa` signs with
+ * SHA-1, which OpenSSH servers refuse since 8.8 and which must not vouch for
+ * a host; rsa-sha2-512/256 check the same pinned key with SHA-2.
+ */
+export function hostKeyAlgorithms(hostKeyLine: string): ServerHostKeyAlgorithm[] {
+  const keyType = hostKeyLine.trim().split(/\s+/)[0] || 'ssh-ed25519';
+  if (keyType === 'ssh-rsa') return ['rsa-sha2-512', 'rsa-sha2-256'];
+  return [keyType as ServerHostKeyAlgorithm];
+}
+
 /** ssh2's settings for one attempt: the pinned key type only, cheap ciphers, keepalives, `verify` on the host key. */
 function clientConfig(endpoint: SshEndpoint, deadline: number, verify: (key: Buffer) => boolean): ConnectConfig {
-  const keyType = endpoint.hostKey.trim().split(/\s+/)[0] ?? 'ssh-ed25519';
   return {
     host: endpoint.address,
     port: endpoint.port,
@@ -65,7 +76,7 @@ function clientConfig(endpoint: SshEndpoint, deadline: number, verify: (key: Buf
     keepaliveCountMax: 4,
     algorithms: {
       // Only the pinned key's type: a server offering another key type is refused, not asked for it.
-      serverHostKey: [keyType as ServerHostKeyAlgorithm],
+      serverHostKey: hostKeyAlgorithms(endpoint.hostKey),
       // chacha20 is the cheapest cipher for a guest without AES-NI (TCG).
       cipher: ['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes128-ctr'],
     },
