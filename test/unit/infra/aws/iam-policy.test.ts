@@ -305,7 +305,7 @@ describe('infra/aws/iam-policy.json: least privilege, derived from the code', ()
     for (const action of ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']) {
       assert.ok(allows(action, `arn:aws:s3:::${BUCKET}/.pulumi/*`), `${action} on the Pulumi state prefix`);
     }
-    assert.ok(allows('s3:ListBucket', `arn:aws:s3:::${BUCKET}`));
+    assert.ok(allows('s3:ListBucket', `arn:aws:s3:::${BUCKET}`), 's3:ListBucket on the bucket');
     for (const s of policy.Statement.filter((x) => x.Action.some((a) => a.startsWith('s3:')))) {
       for (const r of resources(s)) assert.ok(r.startsWith(`arn:aws:s3:::${BUCKET}`), `${s.Sid}: ${r}`);
       assert.ok(!s.Action.includes('s3:DeleteObject') || resources(s).every((r) => r.endsWith('/.pulumi/*')), s.Sid);

@@ -35,7 +35,7 @@ describe('asInfraError: AWS and Pulumi failures are exit 3 with their code and r
   it('an AWS SDK error becomes an InfraError naming what failed, the error code and the request id', () => {
     const cause = sdkError('UnauthorizedOperation', 'a1b2c3d4-0000-1111-2222-333344445555', 'You are not authorized');
     const err = asInfraError(cause, 'pulumi up of stack nightly-1');
-    assert.ok(err instanceof InfraError);
+    assert.ok(err instanceof InfraError, `an InfraError, got ${String(err)}`);
     assert.equal(err.exitCode, 3);
     assert.equal(err.details.code, 'UnauthorizedOperation');
     assert.equal(err.details.requestId, 'a1b2c3d4-0000-1111-2222-333344445555');
@@ -49,7 +49,7 @@ describe('asInfraError: AWS and Pulumi failures are exit 3 with their code and r
   it("a Pulumi command error becomes an InfraError with the provider's error line, AWS code and request id", () => {
     const cause = createCommandError(new CommandResult('Updating (nightly-1)\n', `${PROVIDER_ERROR}\n`, 255));
     const err = asInfraError(cause, 'pulumi up of stack nightly-1');
-    assert.ok(err instanceof InfraError);
+    assert.ok(err instanceof InfraError, `an InfraError, got ${String(err)}`);
     assert.equal(err.details.code, 'UnauthorizedOperation');
     assert.equal(err.details.requestId, '0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9');
     assert.match(
@@ -68,7 +68,7 @@ describe('asInfraError: AWS and Pulumi failures are exit 3 with their code and r
       ),
     );
     const err = asInfraError(cause, 'pulumi up of stack nightly-1');
-    assert.ok(err instanceof InfraError);
+    assert.ok(err instanceof InfraError, `an InfraError, got ${String(err)}`);
     assert.equal(err.details.code, 'ConcurrentUpdateError');
     assert.match(err.message, /pulumi cancel/);
   });
@@ -78,7 +78,7 @@ describe('asInfraError: AWS and Pulumi failures are exit 3 with their code and r
       code: 'ENOTFOUND',
     });
     const err = asInfraError(cause, 'reading a console');
-    assert.ok(err instanceof InfraError);
+    assert.ok(err instanceof InfraError, `an InfraError, got ${String(err)}`);
     assert.equal(err.details.code, 'ENOTFOUND');
   });
 
