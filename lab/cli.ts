@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { allCommand } from './commands/all.js';
 import { type CompareOptions, compareCommand } from './commands/compare-runs.js';
@@ -12,6 +14,7 @@ import { type SweepOptions, sweep } from './commands/sweep.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
 import { InfraError, UserError, errorMessage } from './errors.js';
+import { PACKAGE_ROOT } from './paths.js';
 import { releaseAllLocks } from './util/lock.js';
 import { printable } from './util/safe-text.js';
 
@@ -168,9 +171,15 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerParse,
 ];
 
+/** The version people report in bugs: package.json's, read where the CLI runs from. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('layerlab')
     .description('Repeatable, honest Docker storage benchmarks')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
     .exitOverride();
   for (const register of COMMANDS) register(program);

@@ -2,7 +2,8 @@
  * SSH ingress sources, checked before any resource is declared: by the CLI
  * (exit 2 before anything starts) and again by the Pulumi program (for plain
  * `pulumi up`). CIDRs are parsed as numbers, never compared as strings:
- * `0.0.0.0/00`, `::0/0` or `0.0.0.0/1` + `128.0.0.0/1` are all the whole internet.
+ * `0.0.0.0/00`, `::0/0` or `0.0.0.0/1` + `128.0.0.0/1` are all the whole internet,
+ * and so is `::ffff:0:0/96` (all of IPv4, written as IPv6).
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -40,6 +41,28 @@ const WHOLE_INTERNET: Record<Family, { first: bigint; last: bigint; text: string
   ipv4: { first: 0n, last: (1n << 32n) - 1n, text: '0.0.0.0/0' },
   ipv6: { first: 0x2n << 124n, last: (0x4n << 124n) - 1n, text: '2000::/3' },
 };
+
+/**
+ * IPv6 ranges whose addresses stand for IPv4 ones: a source written there
+ * reaches (through a translator, a tunnel or a dual-stack socket) the IPv4
+ * addresses embedded in it, so it is judged as those IPv4 addresses.
+ * `offset` is where the 32 IPv4 bits start; Teredo stores the client's
+ * address inverted (RFC 4380). The /96 forms: RFC 4291 2.5.5 (mapped,
+ * compatible), RFC 2765 (translated), RFC 6052 (NAT64's well-known prefix);
+ * 6to4: RFC 3056.
+ */
+const IPV4_EMBEDDINGS: readonly { name: string; cidr: string; offset: number; inverted?: boolean }[] = [
+  { name: 'IPv4-mapped', cidr: '::ffff:0:0/96', offset: 96 },
+  { name: 'IPv4-translated', cidr: '::ffff:0:0:0/96', offset: 96 },
+  { name: 'IPv4-compatible', cidr: '::/96', offset: 96 },
+  { name: 'NAT64', cidr: '64:ff9b::/96', offset: 96 },
+  { name: '6to4', cidr: '2002::/16', offset: 16 },
+  { name: 'Teredo', cidr: '2001::/32', offset: 96, inverted: true },
+];
+
+function ipv4Text(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+}
 
 function ipv4Value(address: string): bigint {
   return address.split('.').reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n);
@@ -106,6 +129,40 @@ export function coversRange(ranges: readonly ParsedCidr[], first: bigint, last: 
   return next > last;
 }
 
+/** An IPv4 range an IPv6 source stands for, and through which embedding. */
+interface EmbeddedIpv4 {
+  range: ParsedCidr;
+  via: string;
+}
+
+/**
+ * The IPv4 addresses an IPv6 CIDR stands for, per embedding range it
+ * overlaps: `::ffff:0:0/96` is all of IPv4, `::ffff:10.0.0.0/112` is
+ * 10.0.0.0/16, and a CIDR that contains a whole embedding range (`::/64`)
+ * covers all of IPv4 through it.
+ */
+export function embeddedIpv4(cidr: ParsedCidr): EmbeddedIpv4[] {
+  if (cidr.family !== 'ipv6') return [];
+  const found: EmbeddedIpv4[] = [];
+  for (const embedding of IPV4_EMBEDDINGS) {
+    const space = parseCidr(embedding.cidr);
+    if (cidr.last < space.first || cidr.first > space.last) continue;
+    // Two CIDR blocks that overlap are nested: the intersection is the narrower one.
+    const inner = cidr.prefix >= space.prefix ? cidr : space;
+    const shift = BigInt(128 - embedding.offset - 32);
+    const mask = (1n << 32n) - 1n;
+    let first = (inner.first >> shift) & mask;
+    let last = (inner.last >> shift) & mask;
+    if (embedding.inverted) [first, last] = [~last & mask, ~first & mask];
+    const prefix = Math.min(Math.max(inner.prefix - embedding.offset, 0), 32);
+    found.push({
+      range: { text: `${ipv4Text(first)}/${prefix}`, family: 'ipv4', first, last, prefix },
+      via: `${embedding.name} ${embedding.cidr}`,
+    });
+  }
+  return found;
+}
+
 function openSshError(what: string): Error {
   return new Error(
     `layerlab:sshCidrs ${what}, which opens SSH to the whole internet or a large part of it; use your own address (/32), ` +
@@ -130,12 +187,24 @@ export function sshSources(cidrs: readonly string[], allowOpenSsh: boolean): Ssh
       if (c.prefix < MIN_PREFIX[c.family]) {
         throw openSshError(`contains ${c.text} (wider than /${MIN_PREFIX[c.family]}, the widest allowed)`);
       }
+      // IPv4 written as IPv6 is judged as IPv4: ::ffff:0:0/96 is 0.0.0.0/0, not "a narrow IPv6 /96".
+      for (const { range, via } of embeddedIpv4(c)) {
+        if (range.prefix < MIN_PREFIX.ipv4) {
+          throw openSshError(
+            `contains ${c.text} (${via}: it stands for ${range.text}, wider than /${MIN_PREFIX.ipv4}, the widest allowed)`,
+          );
+        }
+      }
     }
     for (const family of ['ipv4', 'ipv6'] as const) {
       const whole = WHOLE_INTERNET[family];
       const ofFamily = parsed.filter((c) => c.family === family);
-      if (ofFamily.length && coversRange(ofFamily, whole.first, whole.last)) {
-        throw openSshError(`${ofFamily.map((c) => c.text).join(' + ')} together cover ${whole.text}`);
+      // The IPv4 that IPv6 sources stand for counts towards covering IPv4.
+      const standIns = family === 'ipv4' ? parsed.flatMap((c) => embeddedIpv4(c).map((e) => e.range)) : [];
+      const ranges = [...ofFamily, ...standIns];
+      if (ranges.length && coversRange(ranges, whole.first, whole.last)) {
+        const named = [...ofFamily.map((c) => c.text), ...(standIns.length ? ['IPv4 written as IPv6'] : [])];
+        throw openSshError(`${named.join(' + ')} together cover ${whole.text}`);
       }
     }
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -88,6 +88,15 @@ describe('CLI', () => {
       assert.ok(!existsSync(join(work, 'results')), 'no results folder was created');
     });
   }
+
+  it('--version and -V print the version of package.json and exit 0', () => {
+    const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const r = layerlab(flag);
+      assert.equal(r.status, 0, `${flag}: ${r.stderr}`);
+      assert.equal(r.stdout, `${version}\n`, flag);
+    }
+  });
 
   it('a missing lab file is exit 2', () => {
     const r = layerlab('validate', join(work, 'nope.yaml'));

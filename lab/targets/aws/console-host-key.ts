@@ -9,8 +9,9 @@
  * back, so the key found there is pinned before the first SSH connection: no
  * trust on first use.
  */
-import { LabError } from '../../errors.js';
+import { InfraError, LabError } from '../../errors.js';
 import { sleep as realSleep } from '../../util/time.js';
+import { asInfraError } from './infra-error.js';
 
 /** The markers cloud-init's write-ssh-key-fingerprints prints; the Flatcar unit prints the same. */
 export const HOST_KEY_BEGIN = '-----BEGIN SSH HOST KEY KEYS-----';
@@ -114,6 +115,13 @@ export async function waitForHostKey(opts: WaitForHostKeyOptions): Promise<strin
       const e = err as Error;
       const message = `${e.name}: ${e.message}`;
       if (FATAL_READ_ERROR.test(message)) {
+        // A cloud failure (exit 3) with AWS's code and request id, not a failed benchmark.
+        const infra = asInfraError(
+          err,
+          `host ${opts.host}: cannot read the serial console of ${opts.instanceId}`,
+          'the AWS credentials need ec2:GetConsoleOutput',
+        );
+        if (infra instanceof InfraError) throw infra;
         throw new LabError(
           `cannot read the serial console of ${opts.instanceId} (${message}); the AWS credentials need ec2:GetConsoleOutput`,
           where,

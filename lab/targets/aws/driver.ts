@@ -19,6 +19,7 @@ import {
 import { type Inventory, defaultExpiry } from '../types.js';
 import { type ConsoleReader, waitForHostKey } from './console-host-key.js';
 import { ec2ConsoleReader } from './ec2-console.js';
+import { atCloudBoundary } from './infra-error.js';
 import { requirePulumiCli } from './pulumi-cli.js';
 import type { AwsStackInventory } from './stack-inventory.js';
 
@@ -34,7 +35,9 @@ function stackName(lab: LabDefinition, opts: TargetOptions): string {
 async function selectStack(name: string, create: boolean): Promise<Stack> {
   const auto = await import('@pulumi/pulumi/automation/index.js');
   const args = { stackName: name, workDir: PACKAGE_ROOT };
-  return create ? auto.LocalWorkspace.createOrSelectStack(args) : auto.LocalWorkspace.selectStack(args);
+  return atCloudBoundary(`pulumi: selecting stack ${name}`, () =>
+    create ? auto.LocalWorkspace.createOrSelectStack(args) : auto.LocalWorkspace.selectStack(args),
+  );
 }
 
 /** How long a new host may take to print its host key: it comes at the end of cloud-init (after apt). */
@@ -183,7 +186,9 @@ export const awsDriver: TargetDriver = {
         ? {}
         : { 'layerlab:owner': { value: process.env.GITHUB_ACTOR ?? userInfo().username } }),
     });
-    const result = await stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) });
+    const result = await atCloudBoundary(`pulumi up of stack ${name}`, () =>
+      stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) }),
+    );
     hooks.progress(`pulumi: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
     const pinning = { readConsole: ec2ConsoleReader(lab.target.aws.region), progress: hooks.progress };
     return unprepared(await inventoryFromStack(lab.name, result.outputs, pinning));
@@ -191,7 +196,10 @@ export const awsDriver: TargetDriver = {
   async attach(lab, opts) {
     if (opts.stack !== undefined) {
       requirePulumiCli('--stack');
-      const outputs = await (await selectStack(opts.stack, false)).outputs();
+      const stack = await selectStack(opts.stack, false);
+      const outputs = await atCloudBoundary(`pulumi: reading the outputs of stack ${opts.stack}`, () =>
+        stack.outputs(),
+      );
       const pinning = {
         readConsole: ec2ConsoleReader(lab.target.aws.region),
         progress: (m: string) => process.stderr.write(`${m}\n`),
