@@ -17,6 +17,7 @@ import { describe, it } from 'node:test';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { buildProgram } from '../../../lab/cli.ts';
+import { parseLabDefinition } from '../../../lab/definition/load.ts';
 import { labSchema } from '../../../lab/definition/schema.ts';
 import { SCENARIO_NAMES } from '../../../lab/scenarios/index.ts';
 
@@ -247,6 +248,11 @@ function labKeyProblems(markdown: string, schema: Map<string, string | undefined
   return problems;
 }
 
+/** The lab files a page shows whole: ```yaml blocks that start with `name:`. */
+function labExamples(markdown: string): string[] {
+  return [...markdown.matchAll(/```ya?ml\n(name: [\s\S]*?)```/g)].map((m) => m[1] ?? '');
+}
+
 // ------------------------------------------------------ run ids and commits
 
 const RUN_ID = /\d{8}-\d{6}-/g;
@@ -309,6 +315,21 @@ describe('docs name only what exists', () => {
 
   it("docs/lab-definition.md's key tables list exactly the schema's keys, with its defaults", () => {
     assert.deepEqual(labKeyProblems(readFileSync(LAB_DEFINITION_DOC, 'utf8')), []);
+  });
+
+  it('every whole lab file shown in README.md and docs/ is valid', () => {
+    const problems: string[] = [];
+    for (const page of pages()) {
+      for (const yaml of labExamples(page.text)) {
+        try {
+          parseLabDefinition(yaml, join(ROOT, page.name), {});
+        } catch (err) {
+          problems.push(`${page.name}: ${(err as Error).message}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(labExamples(readFileSync(README, 'utf8')).length > 0, 'the README shows a lab file');
   });
 
   it('no run id or commit hash in README.md or docs/', (t) => {
