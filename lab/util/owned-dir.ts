@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { LabError } from '../errors.js';
 
 /**
@@ -26,7 +28,23 @@ export async function removeOwnedChild(parent: string, name: string): Promise<vo
   if (stat.isSymbolicLink()) throw refuse('it is a symbolic link');
   const real = realpathSync(target);
   if (dirname(real) !== realpathSync(parent)) throw refuse(`it resolves to ${real}`);
-  await rm(real, { recursive: true, force: true });
+  await removeTree(real);
+}
+
+/**
+ * Deletes a folder tree whatever its depth. A guest can nest folders in a
+ * shared folder past PATH_MAX; Node's recursive rm builds whole paths and
+ * stops there with ENAMETOOLONG, which would leave a lab half torn down.
+ * GNU rm walks the tree relative to each folder (fts with openat), so it is
+ * the fallback; `--one-file-system` keeps it out of anything mounted inside.
+ */
+export async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw err;
+    await promisify(execFile)('rm', ['-rf', '--one-file-system', '--', path]);
+  }
 }
 
 /** Creates a folder (and missing parents) that only its owner can enter. */
