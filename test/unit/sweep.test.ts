@@ -66,6 +66,13 @@ describe('layerlab sweep --local', () => {
   const deadDir = writeLab('dead', [{ name: 'a', pid: deadPid() }, { name: 'b' }]);
   const keptDir = writeLab('kept', [{ name: 'a', pid: keptVm.pid }]);
   mkdirSync(join(home, 'labs', 'stray'), { recursive: true });
+  // Issue 35 N8: what is not layerlab state stays, and one bad state.json stops no sweep.
+  writeFileSync(join(home, 'labs', 'notes.txt'), 'mine');
+  mkdirSync(join(home, 'labs', 'Not_A_Lab'), { recursive: true });
+  mkdirSync(join(home, 'labs', 'mixed'), { recursive: true });
+  writeFileSync(join(home, 'labs', 'mixed', 'my-results.csv'), 'mine');
+  mkdirSync(join(home, 'labs', 'broken'), { recursive: true });
+  writeFileSync(join(home, 'labs', 'broken', 'state.json'), '{"lab": "broken", ');
 
   it('--dry-run lists every lab with its reason and removes nothing', () => {
     const r = sweep('--dry-run');
@@ -74,6 +81,10 @@ describe('layerlab sweep --local', () => {
     assert.match(r.stderr, /would remove lab dead: no VM running; 2 host folder\(s\) left/);
     assert.match(r.stderr, /would remove lab stray: state folder without state\.json/);
     assert.match(r.stderr, /keep lab kept: 1 VM\(s\) running, made by `up`: kept/);
+    assert.match(r.stderr, /keep lab notes\.txt: .*notes\.txt is not a lab state folder: left alone/);
+    assert.match(r.stderr, /keep lab Not_A_Lab: .* is not a lab state folder/);
+    assert.match(r.stderr, /keep lab mixed: state folder holds files layerlab does not make \(my-results\.csv\): kept/);
+    assert.match(r.stderr, /keep lab broken: .*broken\/state\.json cannot be read .*: kept; fix or remove it by hand/);
     assert.ok(
       existsSync(orphanDir) && existsSync(deadDir) && existsSync(keptDir),
       'existsSync(orphanDir) && existsSync(deadDir) && existsSync(keptDir)',
@@ -94,6 +105,8 @@ describe('layerlab sweep --local', () => {
         "!existsSync(orphanDir) && !existsSync(deadDir) && !existsSync(join(home, 'labs', 'stray'))",
       );
       assert.ok(existsSync(keptDir), 'existsSync(keptDir)');
+      for (const mine of ['notes.txt', 'Not_A_Lab', join('mixed', 'my-results.csv'), join('broken', 'state.json')])
+        assert.ok(existsSync(join(home, 'labs', mine)), `${mine} is not layerlab's to sweep`);
       assert.equal(keptVm.exitCode, null, 'the VM of a lab that is up keeps running');
       assert.equal(keptVm.signalCode, null);
       assert.match(sweep('--dry-run').stderr, /keep lab kept/);
