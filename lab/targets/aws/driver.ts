@@ -21,7 +21,7 @@ import { type ConsoleReader, waitForHostKey } from './console-host-key.js';
 import { ec2ConsoleReader } from './ec2-console.js';
 import { ec2Client } from './ec2-resources.js';
 import { pulumiBackendName, requirePulumiCli } from './pulumi-cli.js';
-import { DEFAULT_BACKOFF } from './retry.js';
+import { defaultBackoff } from './retry.js';
 import type { AwsStackInventory } from './stack-inventory.js';
 import { clearRunMarker, readRunMarker, thisMachine, writeRunMarker } from './stack-lock.js';
 import { teardownStack } from './stack-teardown.js';
@@ -223,7 +223,7 @@ export const awsDriver: TargetDriver = {
       ec2: () => ec2Client(region),
       backend: pulumiBackendName(),
       region,
-      backoff: DEFAULT_BACKOFF,
+      backoff: defaultBackoff(),
       progress,
       output: (out) => process.stderr.write(out),
       markers: {

@@ -55,6 +55,12 @@ export interface Backoff {
 /** Production pacing: EC2 settles within minutes; throttling clears within seconds. */
 export const DEFAULT_BACKOFF: Backoff = { timeoutMs: 10 * 60_000, baseDelayMs: 1_000, maxDelayMs: 30_000 };
 
+/** DEFAULT_BACKOFF, with LAYERLAB_AWS_SETTLE_SECONDS (when set) as how long teardown waits for EC2 to settle. */
+export function defaultBackoff(env: NodeJS.ProcessEnv = process.env): Backoff {
+  const seconds = Number(env.LAYERLAB_AWS_SETTLE_SECONDS);
+  return seconds > 0 ? { ...DEFAULT_BACKOFF, timeoutMs: seconds * 1000 } : DEFAULT_BACKOFF;
+}
+
 /** Waits (with jitter) before attempt `attempt` (1 = the first retry); never past the deadline. */
 export function backoffDelay(b: Backoff, attempt: number, remainingMs: number): number {
   const exp = Math.min(b.maxDelayMs, b.baseDelayMs * 2 ** (attempt - 1));

@@ -64,6 +64,8 @@ export interface TagSweepOptions {
   /** Pacing of retries and of the final check (tests make it fast). */
   backoff: Backoff;
   say: (line: string) => void;
+  /** Labs left alone although expired: their Pulumi stack could not be destroyed just before (it may be locked). */
+  skipLabs?: ReadonlySet<string>;
 }
 
 /**
@@ -75,15 +77,22 @@ export async function sweepTaggedLabs(ec2: EC2Client, opts: TagSweepOptions): Pr
   const labs = groupLabs(await listTagged(ec2, {}, opts.backoff), opts.now ?? Date.now());
   const where = opts.region ? ` in ${opts.region}` : '';
   opts.say(`cloud (EC2 tags${where}): ${labs.length} lab(s)`);
+  const deletable = (l: TaggedLab) => l.expired && !opts.skipLabs?.has(l.lab);
   for (const l of labs) {
-    const verb = l.expired ? (opts.dryRun ? 'would delete' : 'delete') : 'keep';
+    const verb = !l.expired
+      ? 'keep'
+      : opts.skipLabs?.has(l.lab)
+        ? 'leave (its Pulumi stack could not be destroyed)'
+        : opts.dryRun
+          ? 'would delete'
+          : 'delete';
     opts.say(
       `  ${verb} lab ${l.lab} run ${l.run} (owner ${l.owner ?? '?'}): ${l.resources.length} resource(s), expires ${l.expiresAt ?? 'never (a resource has no readable expiry tag)'}`,
     );
   }
   if (opts.dryRun) return 0;
   let failures = 0;
-  for (const l of labs.filter((x) => x.expired)) {
+  for (const l of labs.filter(deletable)) {
     const sel: TagSelector = { lab: l.lab, run: l.run };
     const problems = await deleteTagged(ec2, l.resources, opts.backoff, (m) => opts.say(`    ${m}`));
     try {

@@ -108,6 +108,14 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
     assert.match(text, /could not delete lab old run run-1/);
   });
 
+  it('an expired lab whose Pulumi stack could not be destroyed is left to Pulumi', async () => {
+    fake.addLab(tags('old', 'run-1', PAST));
+    const failures = await sweepTaggedLabs(ec2, { backoff: FAST_BACKOFF, say, skipLabs: new Set(['old']) });
+    assert.equal(failures, 0);
+    assert.deepEqual(touchedIds(fake), []);
+    assert.match(lines.join('\n'), /leave \(its Pulumi stack could not be destroyed\) lab old run run-1/);
+  });
+
   it('--dry-run lists and deletes nothing', async () => {
     fake.addLab(tags('old', 'run-1', PAST));
     assert.equal(await sweepTaggedLabs(ec2, { backoff: FAST_BACKOFF, say, dryRun: true }), 0);
