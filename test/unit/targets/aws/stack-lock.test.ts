@@ -31,7 +31,7 @@ const DIY_MESSAGE = `code: 255
 
 describe('targets/aws/stack-lock', () => {
   it('reads who holds each lock from the DIY backend message', () => {
-    assert.ok(isLockedError(Object.assign(new Error(DIY_MESSAGE), { name: 'CommandError' })));
+    assert.ok(isLockedError(Object.assign(new Error(DIY_MESSAGE), { name: 'CommandError' })), 'seen as a lock');
     assert.deepEqual(parseLocks(DIY_MESSAGE), [
       {
         url: 's3://state/.pulumi/locks/organization/layerlab/night/6a1c4d2e-5b7f-4b8e-9f0a-1c2d3e4f5a6b.json',

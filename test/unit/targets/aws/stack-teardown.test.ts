@@ -219,7 +219,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
         /Nothing was destroyed/.test(err.message) &&
         /pulumi whoami/.test(err.message),
     );
-    assert.ok(!fake.calls.some((c) => !c.action.startsWith('Describe')));
+    assert.ok(!fake.calls.some((c) => !c.action.startsWith('Describe')), 'nothing deleted');
   });
 
   it('"no such stack" means nothing to destroy only when EC2 agrees', async () => {
@@ -258,7 +258,10 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
       );
       assert.equal(stack.cancels, 1);
       assert.equal(stack.destroys, 2);
-      assert.ok(progress.some((m) => /locked by a dead run of ours .*cancelling/.test(m)));
+      assert.ok(
+        progress.some((m) => /locked by a dead run of ours .*cancelling/.test(m)),
+        progress.join('\n'),
+      );
       assert.equal(fake.live().length, 0);
     });
 

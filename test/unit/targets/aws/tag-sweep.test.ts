@@ -88,9 +88,9 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
     );
     // Dependency order: the last instance terminated before any group deletion, the VPC last.
     const order = fake.calls.filter((c) => c.status === 200 && !c.action.startsWith('Describe')).map((c) => c.action);
-    assert.ok(order.indexOf('TerminateInstances') < order.indexOf('DeleteVolume'));
-    assert.ok(order.indexOf('DeleteKeyPair') < order.indexOf('DeleteSecurityGroup'));
-    assert.ok(order.indexOf('DeleteSubnet') < order.indexOf('DeleteRouteTable'));
+    assert.ok(order.indexOf('TerminateInstances') < order.indexOf('DeleteVolume'), order.join(' '));
+    assert.ok(order.indexOf('DeleteKeyPair') < order.indexOf('DeleteSecurityGroup'), order.join(' '));
+    assert.ok(order.indexOf('DeleteSubnet') < order.indexOf('DeleteRouteTable'), order.join(' '));
     assert.equal(order.at(-1), 'DeleteVpc');
     assert.match(lines.join('\n'), /deleted lab old run run-1/);
     assert.match(lines.join('\n'), /keep lab fresh run run-2/);
@@ -99,7 +99,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
   it('names what is left when a deletion never happens (a volume that survives), and counts a failure', async () => {
     const lab = fake.addLab(tags('old', 'run-1', PAST));
     const dataVolume = lab.find((r) => r.kind === 'volume' && !r.deleteOnTermination);
-    assert.ok(dataVolume);
+    assert.ok(dataVolume, 'the lab has a data volume');
     fake.survive(dataVolume.id);
     const failures = await sweepTaggedLabs(ec2, { backoff: { ...FAST_BACKOFF, timeoutMs: 500 }, say });
     assert.equal(failures, 1);
