@@ -83,7 +83,13 @@ function unreadable(name: string, backend: string, what: string, err: unknown): 
   );
 }
 
-async function destroyWithLocks(name: string, stack: TeardownStack, deps: StackTeardownDeps): Promise<void> {
+/** `previous`: the record found before this run wrote its own (which names this live process). */
+async function destroyWithLocks(
+  name: string,
+  stack: TeardownStack,
+  previous: RunMarker | undefined,
+  deps: StackTeardownDeps,
+): Promise<void> {
   const destroy = () => stack.destroy({ onOutput: deps.output });
   try {
     await destroy();
@@ -91,7 +97,7 @@ async function destroyWithLocks(name: string, stack: TeardownStack, deps: StackT
   } catch (err) {
     if (!isLockedError(err)) throw unreadable(name, deps.backend, 'destroy', err);
     const locks = parseLocks(errorMessage(err));
-    const verdict = judgeLocks(name, locks, deps.markers.read(), deps.world);
+    const verdict = judgeLocks(name, locks, previous, deps.world);
     if (!verdict.cancel) {
       throw new InfraError(
         `Pulumi stack ${name} (backend ${deps.backend}) is locked${locks.length ? ` by ${describeLocks(locks)}` : ''}; ` +
@@ -107,7 +113,6 @@ async function destroyWithLocks(name: string, stack: TeardownStack, deps: StackT
       throw unreadable(name, deps.backend, 'cancel the stale lock of', e);
     });
   }
-  await deps.markers.write();
   await destroy().catch((err: unknown) => {
     throw unreadable(name, deps.backend, 'destroy', err);
   });
@@ -129,8 +134,9 @@ export async function teardownStack(lab: string, name: string, deps: StackTeardo
     });
     if (runIdsOf(before).length) runs = runIdsOf(before);
     deps.progress(`pulumi: destroying stack ${name} (${realResources(before).length} resource(s))`);
+    const previous = deps.markers.read();
     await deps.markers.write();
-    await destroyWithLocks(name, stack, deps);
+    await destroyWithLocks(name, stack, previous, deps);
     const after = await stack.exportStack().catch((err: unknown) => {
       throw unreadable(name, deps.backend, 'read back', err);
     });

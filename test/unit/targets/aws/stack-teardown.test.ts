@@ -113,12 +113,15 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     output: () => {},
     markers: {
       read: () => marker,
-      write: async () => {},
+      // As the real one: this (live) process records itself, replacing what was there.
+      write: async () => {
+        marker = { pid: 1, startTicks: '1', stack: STACK, host: 'ctl', user: 'ci', since: new Date().toISOString() };
+      },
       clear: () => {
         marker = undefined;
       },
     },
-    world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: () => false },
+    world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: (m) => m.pid === 1 },
     ...over,
   });
   before(async () => {
