@@ -130,7 +130,7 @@ function registerSweep(program: Command): void {
   program
     .command('sweep')
     .description(
-      'remove leftovers: local labs whose owner died or whose VMs are dead, stale guest images, tool images and VM templates; cloud stacks past their expiry tag',
+      'remove leftovers: local labs whose owner died or whose VMs are dead, stale guest images, tool images and VM templates; cloud stacks and EC2 labs (found by tags) past their expiry',
     )
     .option('--dry-run', 'list what would be removed; remove nothing')
     .option('--local', 'only local labs (and templates)')

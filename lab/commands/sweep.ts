@@ -28,6 +28,10 @@ export interface SweepOptions {
 
 /** The region the EC2 tag sweep looks in; none means it cannot run. */
 function sweepRegion(opts: SweepOptions): string | undefined {
+  // Bad input is exit 2 before anything starts, not an endpoint that cannot be resolved.
+  if (opts.region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(opts.region)) {
+    throw new UserError(`--region ${opts.region}: not an AWS region name (e.g. eu-central-1)`);
+  }
   return opts.region ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || undefined);
 }
 
@@ -68,14 +72,16 @@ async function sweepLocal(opts: SweepOptions, act: Act): Promise<void> {
 /**
  * Lists, then deletes (unless --dry-run): local labs whose owner is gone or
  * whose VMs are dead, guest images, tool images and VM templates no `up` will use again,
- * and cloud stacks whose expiry tag has passed.
+ * cloud stacks whose expiry tag has passed, and expired labs found in EC2 by
+ * their tags (also when no stack knows them any more).
  * Returns the number of things that could not be removed.
  */
 export async function sweep(options: SweepOptions): Promise<number> {
   const opts = targetFlags(options);
   const both = !opts.local && !opts.cloud;
   // The EC2 tag sweep needs no Pulumi (its point is labs whose state is lost); with neither, say what is missing.
-  if (opts.cloud && !sweepRegion(opts)) requirePulumiCli('sweep --cloud without --region (or AWS_REGION)');
+  const region = sweepRegion(opts);
+  if (opts.cloud && !region) requirePulumiCli('sweep --cloud without --region (or AWS_REGION)');
   let failures = 0;
   const act: Act = async (what, remove) => {
     if (opts.dryRun) return;
@@ -118,7 +124,7 @@ export async function sweep(options: SweepOptions): Promise<number> {
         if (!destroyed && !opts.dryRun) stuckLabs.add(s.lab ?? s.stack);
       }
     }
-    failures += await sweepEc2(opts, stuckLabs);
+    failures += await sweepEc2(opts, region, stuckLabs);
   }
   return failures;
 }
@@ -128,8 +134,11 @@ export async function sweep(options: SweepOptions): Promise<number> {
  * them (state lost, stack removed by hand): expired ones are deleted in
  * dependency order and verified gone (tag-sweep.ts).
  */
-async function sweepEc2(opts: SweepOptions, skipLabs: ReadonlySet<string>): Promise<number> {
-  const region = sweepRegion(opts);
+async function sweepEc2(
+  opts: SweepOptions,
+  region: string | undefined,
+  skipLabs: ReadonlySet<string>,
+): Promise<number> {
   if (!region) {
     say('cloud (EC2 tags): skipped (no region: --region <r> or AWS_REGION)');
     return 0;
