@@ -133,12 +133,14 @@ function registerSweep(program: Command): void {
   program
     .command('sweep')
     .description(
-      'remove leftovers: local labs whose owner died or whose VMs are dead, stale guest images, tool images and VM templates; cloud stacks past their expiry tag',
+      'remove leftovers: local labs whose owner died or whose VMs are dead, stale guest images, tool images and VM templates; cloud stacks and EC2 labs (found by tags) past their expiry',
     )
     .option('--dry-run', 'list what would be removed; remove nothing')
     .option('--local', 'only local labs (and templates)')
     .option('--templates', 'also remove every prepared VM template (the next `up` boots and prepares)')
-    .option('--cloud', 'only cloud stacks (needs the Pulumi CLI)')
+    .option('--cloud', 'only the cloud: expired Pulumi stacks, and expired labs found in EC2 by their tags')
+    .option('--target <kind>', 'aws: same as --cloud; local: same as --local')
+    .option('--region <region>', 'where to look for tagged EC2 resources (default AWS_REGION)')
     .action(async (opts: SweepOptions) => {
       if ((await sweep(opts)) > 0) process.exitCode = 1;
     });

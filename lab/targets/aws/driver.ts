@@ -19,9 +19,13 @@ import {
 import { type Inventory, defaultExpiry } from '../types.js';
 import { type ConsoleReader, waitForHostKey } from './console-host-key.js';
 import { ec2ConsoleReader } from './ec2-console.js';
+import { ec2Client } from './ec2-resources.js';
 import { atCloudBoundary } from './infra-error.js';
-import { requirePulumiCli } from './pulumi-cli.js';
+import { pulumiBackendName, requirePulumiCli } from './pulumi-cli.js';
+import { defaultBackoff } from './retry.js';
 import type { AwsStackInventory } from './stack-inventory.js';
+import { clearRunMarker, readRunMarker, thisMachine, writeRunMarker } from './stack-lock.js';
+import { teardownStack } from './stack-teardown.js';
 
 function savedDir(lab: string): string {
   return join(labStateDir(lab), 'aws');
@@ -186,9 +190,12 @@ export const awsDriver: TargetDriver = {
         ? {}
         : { 'layerlab:owner': { value: process.env.GITHUB_ACTOR ?? userInfo().username } }),
     });
+    // Recorded so that a lock this run leaves if it is killed can be told from someone else's (stack-lock.ts).
+    await writeRunMarker(lab.name, name);
     const result = await atCloudBoundary(`pulumi up of stack ${name}`, () =>
       stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) }),
     );
+    clearRunMarker(lab.name);
     hooks.progress(`pulumi: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
     const pinning = { readConsole: ec2ConsoleReader(lab.target.aws.region), progress: hooks.progress };
     return unprepared(await inventoryFromStack(lab.name, result.outputs, pinning));
@@ -217,16 +224,25 @@ export const awsDriver: TargetDriver = {
   async down(lab, opts, progress) {
     requirePulumiCli('target aws');
     const name = stackName(lab, opts);
-    const stack = await selectStack(name, false).catch(() => undefined);
-    if (!stack) {
-      progress(`pulumi: no stack ${name}; nothing to destroy`);
-    } else {
-      progress(`pulumi: destroying stack ${name}`);
-      await stack.destroy({ onOutput: (out) => process.stderr.write(out) });
-      await stack.workspace.removeStack(name);
-    }
+    const region = lab.target.aws.region;
+    // Throws (exit 3) unless the stack is gone and EC2 lists nothing tagged with the lab: see stack-teardown.ts.
+    const detail = await teardownStack(lab.name, name, {
+      selectStack: (n) => selectStack(n, false),
+      ec2: () => ec2Client(region),
+      backend: pulumiBackendName(),
+      region,
+      backoff: defaultBackoff(),
+      progress,
+      output: (out) => process.stderr.write(out),
+      markers: {
+        read: () => readRunMarker(lab.name),
+        write: () => writeRunMarker(lab.name, name),
+        clear: () => clearRunMarker(lab.name),
+      },
+      world: thisMachine(),
+    });
     await removeLabStateDir(lab.name);
-    return [{ host: '*', removed: true, detail: stack ? `stack ${name} destroyed and removed` : 'nothing to destroy' }];
+    return [{ host: '*', removed: true, detail }];
   },
   downHint(lab, labFile, opts) {
     // A stack not named after the lab is found only with --stack.

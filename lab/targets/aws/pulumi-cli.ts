@@ -31,3 +31,12 @@ export function requirePulumiCli(what: string): string {
       '  then run the command again. The local target (--target local) needs none of this.',
   );
 }
+
+/**
+ * The state backend as messages name it: PULUMI_BACKEND_URL when set (the
+ * nightly sets it), else the one `pulumi login` chose (not read here: that
+ * would be one more call to a backend that may be the thing failing).
+ */
+export function pulumiBackendName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PULUMI_BACKEND_URL || 'of `pulumi login`, see `pulumi whoami -v`';
+}

@@ -1,0 +1,170 @@
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import { InfraError, errorMessage } from '../../errors.js';
+import { RUN_TAG } from './ec2-resources.js';
+import type { Backoff } from './retry.js';
+import { type LockWorld, type RunMarker, describeLocks, isLockedError, judgeLocks, parseLocks } from './stack-lock.js';
+import { verifyGone } from './verify-gone.js';
+
+/**
+ * `down --target aws`, trusting no single answer: the stack is read (only
+ * "no such stack" means there is nothing to destroy; any other failure is an
+ * InfraError), destroyed (a lock left by a dead run of ours is cancelled,
+ * any other is reported), read again (resources still in the state are
+ * named), and then EC2 itself is asked, by the lab's tags, until nothing is
+ * left. The stack is removed only after all of that.
+ */
+
+/** What teardown uses of a Pulumi stack (the Automation API's Stack; a fake in tests). */
+export interface TeardownStack {
+  destroy(opts: { onOutput: (out: string) => void }): Promise<unknown>;
+  cancel(): Promise<void>;
+  exportStack(): Promise<unknown>;
+  workspace: { removeStack(name: string): Promise<void> };
+}
+
+export interface StackTeardownDeps {
+  /** Rejects with StackNotFoundError when the backend says there is no such stack. */
+  selectStack(name: string): Promise<TeardownStack>;
+  ec2(): Promise<EC2Client>;
+  /** How to name the backend in messages (its URL when known). */
+  backend: string;
+  region: string;
+  backoff: Backoff;
+  progress(message: string): void;
+  output(text: string): void;
+  markers: { read(): RunMarker | undefined; write(): Promise<void>; clear(): void };
+  world: LockWorld;
+}
+
+interface StateResource {
+  urn?: string;
+  type?: string;
+  id?: string;
+  inputs?: { tags?: Record<string, string> };
+  outputs?: { tags?: Record<string, string> };
+}
+
+function stateResources(deployment: unknown): StateResource[] {
+  return (deployment as { deployment?: { resources?: StateResource[] } })?.deployment?.resources ?? [];
+}
+
+/** Resources that cost something: not the stack itself, not provider plugins' own entries. */
+function realResources(deployment: unknown): StateResource[] {
+  return stateResources(deployment).filter(
+    (r) => r.type !== 'pulumi:pulumi:Stack' && !r.type?.startsWith('pulumi:providers:'),
+  );
+}
+
+/** The run ids the stack's resources are tagged with (what EC2 is asked about afterwards). */
+function runIdsOf(deployment: unknown): string[] {
+  const runs = stateResources(deployment).flatMap((r) => {
+    const run = r.outputs?.tags?.[RUN_TAG] ?? r.inputs?.tags?.[RUN_TAG];
+    return run ? [run] : [];
+  });
+  return [...new Set(runs)];
+}
+
+export function isStackNotFound(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; cause?: unknown };
+  // The driver's boundary wraps Automation API errors in an InfraError: look through it.
+  if (e?.cause !== undefined && isStackNotFound(e.cause)) return true;
+  return e?.name === 'StackNotFoundError' || /no stack named .* found/.test(e?.message ?? '');
+}
+
+function unreadable(name: string, backend: string, what: string, err: unknown): InfraError {
+  const state =
+    what === 'read'
+      ? 'Nothing was destroyed, and the lab may still be running (and costing).'
+      : 'The lab may be partly destroyed, and what is left may still be costing.';
+  return new InfraError(
+    `cannot ${what} Pulumi stack ${name} (backend ${backend}): ${errorMessage(err).trim()}\n` +
+      `  ${state} Check that you are logged in to that backend (\`pulumi whoami -v\`),\n` +
+      '  that its credentials and the AWS credentials are valid, then run `layerlab down` again.',
+    {},
+    { cause: err },
+  );
+}
+
+/** `previous`: the record found before this run wrote its own (which names this live process). */
+async function destroyWithLocks(
+  name: string,
+  stack: TeardownStack,
+  previous: RunMarker | undefined,
+  deps: StackTeardownDeps,
+): Promise<void> {
+  const destroy = () => stack.destroy({ onOutput: deps.output });
+  try {
+    await destroy();
+    return;
+  } catch (err) {
+    if (!isLockedError(err)) throw unreadable(name, deps.backend, 'destroy', err);
+    const locks = parseLocks(errorMessage(err));
+    const verdict = judgeLocks(name, locks, previous, deps.world);
+    if (!verdict.cancel) {
+      throw new InfraError(
+        `Pulumi stack ${name} (backend ${deps.backend}) is locked${locks.length ? ` by ${describeLocks(locks)}` : ''}; ` +
+          `layerlab leaves it alone: ${verdict.why}.\n` +
+          '  Wait for that run to finish and run `layerlab down` again; only if you are sure no process is using the stack,\n' +
+          `  \`pulumi cancel --stack ${name}\` and then \`layerlab down\`.`,
+        {},
+        { cause: err },
+      );
+    }
+    deps.progress(`pulumi: stack ${name} is locked by a dead run of ours (${verdict.why}); cancelling that lock`);
+    await stack.cancel().catch((e: unknown) => {
+      throw unreadable(name, deps.backend, 'cancel the stale lock of', e);
+    });
+  }
+  await destroy().catch((err: unknown) => {
+    throw unreadable(name, deps.backend, 'destroy', err);
+  });
+}
+
+/** Destroys the lab's stack and proves it gone; returns what it did, throws an InfraError naming what is left. */
+export async function teardownStack(lab: string, name: string, deps: StackTeardownDeps): Promise<string> {
+  let stack: TeardownStack | undefined;
+  try {
+    stack = await deps.selectStack(name);
+  } catch (err) {
+    if (!isStackNotFound(err)) throw unreadable(name, deps.backend, 'read', err);
+  }
+  // With no state, the run id is the stack name (what infra/config.ts tags with unless layerlab:runId is set).
+  let runs = [name];
+  if (stack) {
+    const before = await stack.exportStack().catch((err: unknown) => {
+      throw unreadable(name, deps.backend, 'read', err);
+    });
+    if (runIdsOf(before).length) runs = runIdsOf(before);
+    deps.progress(`pulumi: destroying stack ${name} (${realResources(before).length} resource(s))`);
+    const previous = deps.markers.read();
+    await deps.markers.write();
+    await destroyWithLocks(name, stack, previous, deps);
+    const after = await stack.exportStack().catch((err: unknown) => {
+      throw unreadable(name, deps.backend, 'read back', err);
+    });
+    const left = realResources(after);
+    if (left.length) {
+      throw new InfraError(
+        `pulumi destroy of stack ${name} finished, but the stack still holds ${left.length} resource(s):\n` +
+          left.map((r) => `  ${r.type ?? '?'} ${r.id ?? '(no id)'} ${r.urn ?? ''}`.trimEnd()).join('\n') +
+          '\n  Run `layerlab down` again; if they stay, see `pulumi stack --show-urns` and delete them in the AWS console.',
+      );
+    }
+  } else {
+    deps.progress(`pulumi: no stack ${name} in backend ${deps.backend}; checking EC2 for anything left by tags`);
+  }
+  const ec2 = await deps.ec2();
+  for (const run of runs) {
+    await verifyGone(ec2, { lab, run }, { ...deps.backoff, region: deps.region, progress: deps.progress });
+  }
+  deps.progress(`ec2: nothing tagged layerlab:lab=${lab} layerlab:run=${runs.join(',')} is left in ${deps.region}`);
+  if (stack) {
+    await stack.workspace.removeStack(name).catch((err: unknown) => {
+      throw unreadable(name, deps.backend, 'remove the emptied', err);
+    });
+  }
+  deps.markers.clear();
+  return stack
+    ? `stack ${name} destroyed, verified empty in EC2, and removed`
+    : 'nothing to destroy (no stack, nothing tagged in EC2)';
+}
