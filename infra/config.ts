@@ -1,5 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import { DEFAULT_LAB_TTL_HOURS, defaultExpiry } from '../lab/targets/types.js';
+import { projectPath } from './project-root.js';
 import type { LabTagInfo } from './tags.js';
 
 /**
@@ -7,7 +8,7 @@ import type { LabTagInfo } from './tags.js';
  * facts (hosts, profiles, instance and volume types) stay in the lab definition.
  */
 export interface OperatorConfig {
-  /** Path of the lab definition. */
+  /** Absolute path of the lab definition (`layerlab:lab`, relative to the project root). */
   labFile: string;
   /** Overrides the definition's target.kind (stack `local` implies local). */
   target?: string;
@@ -26,7 +27,7 @@ export function readOperatorConfig(): OperatorConfig {
     );
   }
   return {
-    labFile: config.require('lab'),
+    labFile: projectPath(config.require('lab')),
     target: config.get('target') ?? (stack === 'local' ? 'local' : undefined),
     sshCidrs: config.getObject<string[]>('sshCidrs') ?? [],
     allowOpenSsh: config.getBoolean('allowOpenSsh') ?? false,
