@@ -14,6 +14,8 @@ export interface OperatorConfig {
   target?: string;
   sshCidrs: string[];
   allowOpenSsh: boolean;
+  /** `aws:region`, if the stack sets it; the lab file's region must agree (aws/region.ts). */
+  stackRegion?: string;
   tags: Omit<LabTagInfo, 'lab'>;
 }
 
@@ -31,6 +33,7 @@ export function readOperatorConfig(): OperatorConfig {
     target: config.get('target') ?? (stack === 'local' ? 'local' : undefined),
     sshCidrs: config.getObject<string[]>('sshCidrs') ?? [],
     allowOpenSsh: config.getBoolean('allowOpenSsh') ?? false,
+    stackRegion: new pulumi.Config('aws').get('region'),
     tags: {
       runId: config.get('runId') ?? stack,
       owner: config.get('owner') ?? process.env.USER ?? 'unknown',

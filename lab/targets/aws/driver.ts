@@ -150,10 +150,10 @@ function checkSshCidrs(cidrs: string[]): void {
  * plain-Pulumi steps set by hand, the lab file absolute (the program runs in
  * infra/, see infra/project-root.ts).
  */
-export function awsStackConfig(lab: LabDefinition, labFile: string, cidrs: string[], existing: ConfigMap): ConfigMap {
+export function awsStackConfig(labFile: string, cidrs: string[], existing: ConfigMap): ConfigMap {
   return {
+    // No aws:region: the program takes the region from the lab file alone (infra/aws/region.ts).
     'layerlab:lab': { value: resolve(labFile) },
-    'aws:region': { value: lab.target.aws.region },
     // The CLI's CIDRs come with the CLI's opt-in (or its absence), so both checks agree.
     ...(cidrs.length
       ? {
@@ -189,7 +189,7 @@ export const awsDriver: TargetDriver = {
     const name = stackName(lab, opts);
     hooks.progress(`pulumi: stack ${name} (program infra/, region ${lab.target.aws.region})`);
     const stack = await selectStack(name, true);
-    await stack.setAllConfig(awsStackConfig(lab, labFile, operatorCidrs(opts), await stack.getAllConfig()));
+    await stack.setAllConfig(awsStackConfig(labFile, operatorCidrs(opts), await stack.getAllConfig()));
     const result = await stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) });
     hooks.progress(`pulumi: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
     const pinning = { readConsole: ec2ConsoleReader(lab.target.aws.region), progress: hooks.progress };

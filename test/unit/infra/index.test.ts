@@ -42,6 +42,21 @@ function assertNightlyLab(run: ProgramRun): void {
   );
   assert.equal(run.resources.filter((r) => r.type === INSTANCE).length, 5);
   assert.deepEqual(run.secretOutputs, ['sshPrivateKey']);
+  assertOneRegion(run, 'eu-central-1');
+}
+
+/** One explicit AWS provider, in the lab's region, behind every AWS resource and lookup. */
+function assertOneRegion(run: ProgramRun, region: string): void {
+  const providers = run.resources.filter((r) => r.type === 'pulumi:providers:aws');
+  assert.equal(providers.length, 1);
+  assert.equal(providers[0]?.inputs.region, region);
+  const ref = `${providers[0]?.urn}::`;
+  const aws = run.resources.filter((r) => r.type.startsWith('aws:'));
+  assert.ok(aws.length > 0);
+  for (const r of aws) assert.ok(r.provider.startsWith(ref), `${r.type} ${r.name} uses provider "${r.provider}"`);
+  const lookups = run.invokes.filter((i) => i.token.startsWith('aws:'));
+  assert.ok(lookups.length > 0);
+  for (const i of lookups) assert.ok(i.provider.startsWith(ref), `${i.token} uses provider "${i.provider}"`);
 }
 
 describe('infra/index.ts under the Node language host contract', () => {
@@ -79,7 +94,8 @@ describe('infra/index.ts under the Node language host contract', () => {
   it('the Automation API path (layerlab up --target aws): the config the driver writes, stack named after the lab', async () => {
     const labFile = 'labs/aws-nightly.yaml';
     const lab = parseLabDefinition(readFileSync(labFile, 'utf8'), labFile);
-    const config = awsStackConfig(lab, labFile, ['203.0.113.7/32'], {});
+    const config = awsStackConfig(labFile, ['203.0.113.7/32'], {});
+    assert.equal(config['aws:region'], undefined, 'the region comes from the lab file alone');
     assert.ok(config['layerlab:lab']?.value.startsWith('/'), 'the driver passes the lab file absolute');
     // `stack.up()` runs `pulumi up --yes --skip-preview` in the project root: one update, no preview.
     const run = await runLikeLanguageHost({
@@ -98,6 +114,31 @@ describe('infra/index.ts under the Node language host contract', () => {
       sendsRootDirectory: false,
     });
     assert.equal(run.rootDirectory, 'rootDirectory', "the SDK's placeholder when the host sends none");
+    assertNightlyLab(run);
+  });
+
+  it("refuses a stack whose aws:region disagrees with the lab's, before creating anything", async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: { ...PLAIN_PULUMI_CONFIG, 'aws:region': 'us-east-1' },
+      dryRun: true,
+    });
+    assert.equal(run.ok, false);
+    assert.match(
+      String(run.error),
+      /aws:region is us-east-1, but the lab definition .*aws-nightly\.yaml puts its hosts in eu-central-1 .*nothing was created.*pulumi config rm aws:region/,
+    );
+    assert.equal(run.resources.length, 0);
+  });
+
+  it("without aws:region, the operator's AWS_REGION does not move the hosts either", async () => {
+    const { 'aws:region': _r, ...config } = PLAIN_PULUMI_CONFIG;
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config,
+      dryRun: false,
+      env: { AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2' },
+    });
     assertNightlyLab(run);
   });
 
