@@ -69,14 +69,22 @@ function hostResources(
         volumeSize: settings.rootGiB,
         volumeType: 'gp3',
         encrypted: true,
+        deleteOnTermination: true,
         tags: tags(`${prefix}-root`),
       },
+      // One-time spot, terminated on interruption: a host that AWS takes back
+      // is gone, and its unfinished trials are lost as on any dead host. A
+      // persistent request would start another host after `pulumi destroy`
+      // terminated this one, and a stopped-and-resumed host would resume in
+      // the middle of a timed trial.
       instanceMarketOptions: settings.spot
         ? {
             marketType: 'spot',
             spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' },
           }
         : undefined,
+      // Nothing may stand in the way of `pulumi destroy` (test/unit/infra/aws/destroy-rules.ts).
+      disableApiTermination: false,
       metadataOptions: { httpTokens: 'required' },
       tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile, 'layerlab:os': image },
     },
@@ -101,8 +109,12 @@ function hostResources(
       deviceName: DATA_DEVICE_NAME,
       volumeId: volume.id,
       instanceId: instance.id,
-      // Stop the instance before detaching: a clean unmount of docker's disk.
-      stopInstanceBeforeDetaching: true,
+      // On-demand: stop the instance before detaching, a clean unmount of
+      // docker's disk. A one-time spot instance cannot be stopped (EC2 refuses),
+      // so destroy would fail here and leave the lab running: its volume is
+      // forced off instead (the lab's data goes with the lab anyway).
+      stopInstanceBeforeDetaching: !settings.spot,
+      forceDetach: settings.spot,
     },
     { provider },
   );

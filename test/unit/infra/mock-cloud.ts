@@ -21,6 +21,8 @@ export interface RecordedResource {
   provider: string;
   /** The URN the mock monitor gave the resource. */
   urn: string;
+  /** The id the mock cloud answered. */
+  id: string;
   protect: boolean;
   retainOnDelete: boolean;
 }
@@ -78,16 +80,6 @@ export function installMockCloud(opts: MockCloudOptions): MockCloud {
         const { inputs, secret } = unwrapSecrets(args.inputs);
         const key = `${args.type}::${args.name}`;
         const urn = `urn:pulumi:${opts.stack}::${opts.project}::${args.type}::${args.name}`;
-        cloud.resources.push({
-          type: args.type,
-          name: args.name,
-          inputs,
-          secret,
-          provider: args.provider ?? '',
-          urn,
-          protect: options.get(key)?.protect ?? false,
-          retainOnDelete: options.get(key)?.retainOnDelete ?? false,
-        });
         const state: Record<string, unknown> = { ...inputs };
         let id = `${args.name}-id`;
         if (args.type === 'tls:index/privateKey:PrivateKey') {
@@ -102,6 +94,17 @@ export function installMockCloud(opts: MockCloudOptions): MockCloud {
         }
         if (args.type === 'aws:ebs/volume:Volume') id = `vol-0abc${String(++volumes).padStart(4, '0')}`;
         if (args.type === 'aws:ec2/keyPair:KeyPair') state.keyName = args.name;
+        cloud.resources.push({
+          type: args.type,
+          name: args.name,
+          inputs,
+          secret,
+          provider: args.provider ?? '',
+          urn,
+          id,
+          protect: options.get(key)?.protect ?? false,
+          retainOnDelete: options.get(key)?.retainOnDelete ?? false,
+        });
         return { id, state };
       },
       call(args) {
