@@ -14,19 +14,19 @@ import { PROJECT_ROOT, type ProgramRun, runLikeLanguageHost } from './language-h
 const INSTANCE = 'aws:ec2/instance:Instance';
 
 /**
- * The README's plain-Pulumi steps, as `pulumi config set` stores them:
+ * The plain-Pulumi steps of the docs, as `pulumi config set` stores them (no
+ * aws:region: the lab file states the region):
  *   pulumi stack init nightly
  *   pulumi config set layerlab:lab labs/aws-nightly.yaml
  *   pulumi config set --path 'layerlab:sshCidrs[0]' 203.0.113.7/32
  *   pulumi config set layerlab:expiresAt 2026-12-01T08:00:00Z
- *   pulumi config set aws:region eu-central-1
- *   pulumi preview; pulumi up
+ *   pulumi preview
+ *   pulumi up
  */
-const PLAIN_PULUMI_CONFIG = {
+const PLAIN_PULUMI_CONFIG: Record<string, string> = {
   'layerlab:lab': 'labs/aws-nightly.yaml',
   'layerlab:sshCidrs': '["203.0.113.7/32"]',
   'layerlab:expiresAt': '2026-12-01T08:00:00Z',
-  'aws:region': 'eu-central-1',
 };
 
 function assertNightlyLab(run: ProgramRun): void {
@@ -131,11 +131,19 @@ describe('infra/index.ts under the Node language host contract', () => {
     assert.equal(run.resources.length, 0);
   });
 
-  it("without aws:region, the operator's AWS_REGION does not move the hosts either", async () => {
-    const { 'aws:region': _r, ...config } = PLAIN_PULUMI_CONFIG;
+  it("a stack whose aws:region names the lab's region is accepted", async () => {
     const run = await runLikeLanguageHost({
       stack: 'nightly',
-      config,
+      config: { ...PLAIN_PULUMI_CONFIG, 'aws:region': 'eu-central-1' },
+      dryRun: true,
+    });
+    assertNightlyLab(run);
+  });
+
+  it("the operator's AWS_REGION does not move the hosts either", async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: PLAIN_PULUMI_CONFIG,
       dryRun: false,
       env: { AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2' },
     });
