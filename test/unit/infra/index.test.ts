@@ -52,10 +52,10 @@ function assertOneRegion(run: ProgramRun, region: string): void {
   assert.equal(providers[0]?.inputs.region, region);
   const ref = `${providers[0]?.urn}::`;
   const aws = run.resources.filter((r) => r.type.startsWith('aws:'));
-  assert.ok(aws.length > 0);
+  assert.ok(aws.length > 0, 'the program declares AWS resources');
   for (const r of aws) assert.ok(r.provider.startsWith(ref), `${r.type} ${r.name} uses provider "${r.provider}"`);
   const lookups = run.invokes.filter((i) => i.token.startsWith('aws:'));
-  assert.ok(lookups.length > 0);
+  assert.ok(lookups.length > 0, 'the program looks up AMIs (and the default VPC) through AWS');
   for (const i of lookups) assert.ok(i.provider.startsWith(ref), `${i.token} uses provider "${i.provider}"`);
 }
 
