@@ -1,5 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import { DEFAULT_LAB_TTL_HOURS, defaultExpiry } from '../lab/targets/types.js';
+import { projectPath } from './project-root.js';
 import type { LabTagInfo } from './tags.js';
 
 /**
@@ -7,12 +8,14 @@ import type { LabTagInfo } from './tags.js';
  * facts (hosts, profiles, instance and volume types) stay in the lab definition.
  */
 export interface OperatorConfig {
-  /** Path of the lab definition. */
+  /** Absolute path of the lab definition (`layerlab:lab`, relative to the project root). */
   labFile: string;
   /** Overrides the definition's target.kind (stack `local` implies local). */
   target?: string;
   sshCidrs: string[];
   allowOpenSsh: boolean;
+  /** `aws:region`, if the stack sets it; the lab file's region must agree (aws/region.ts). */
+  stackRegion?: string;
   tags: Omit<LabTagInfo, 'lab'>;
 }
 
@@ -26,10 +29,11 @@ export function readOperatorConfig(): OperatorConfig {
     );
   }
   return {
-    labFile: config.require('lab'),
+    labFile: projectPath(config.require('lab')),
     target: config.get('target') ?? (stack === 'local' ? 'local' : undefined),
     sshCidrs: config.getObject<string[]>('sshCidrs') ?? [],
     allowOpenSsh: config.getBoolean('allowOpenSsh') ?? false,
+    stackRegion: new pulumi.Config('aws').get('region'),
     tags: {
       runId: config.get('runId') ?? stack,
       owner: config.get('owner') ?? process.env.USER ?? 'unknown',

@@ -18,9 +18,11 @@ function program(): { inventory: pulumi.Output<unknown>; sshPrivateKey?: pulumi.
     case 'aws':
       return awsLab({
         lab,
+        labFile: operator.labFile,
         tags: { ...operator.tags, lab: lab.name },
         sshCidrs: operator.sshCidrs,
         allowOpenSsh: operator.allowOpenSsh,
+        stackRegion: operator.stackRegion,
       });
     case 'local':
       return { inventory: new LocalLab(lab.name, { labFile: operator.labFile, labName: lab.name }).inventory };

@@ -32,6 +32,7 @@ function registerValidate(program: Command): void {
     .command('validate')
     .description('check a lab definition; starts nothing')
     .argument('<file>', 'lab definition (YAML)')
+    .option('--target <kind>', 'local | aws | static (default: target.kind of the lab definition)')
     .action(validateCommand);
 }
 

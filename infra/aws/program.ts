@@ -7,14 +7,19 @@ import type { AwsStackHost, AwsStackInventory } from '../../lab/targets/aws/stac
 import { type LabTagInfo, labTags } from '../tags.js';
 import { AMI_SOURCES, lookupAmi } from './ami.js';
 import { labNetwork } from './network.js';
+import { labRegion } from './region.js';
 import { sshSources } from './ssh-cidrs.js';
 import { debianCloudConfig, flatcarIgnition } from './user-data.js';
 
 export interface AwsLabArgs {
   lab: LabDefinition;
+  /** The lab file, named in errors. */
+  labFile?: string;
   tags: LabTagInfo;
   sshCidrs: string[];
   allowOpenSsh: boolean;
+  /** The stack's `aws:region` config, if set: it must agree with the lab's region. */
+  stackRegion?: string;
 }
 
 export interface AwsLab {
@@ -37,6 +42,7 @@ function hostResources(
   net: ReturnType<typeof labNetwork>,
   keyPair: aws.ec2.KeyPair,
   operatorKey: tls.PrivateKey,
+  provider: aws.Provider,
 ) {
   const settings = args.lab.target.aws;
   const image = baseImageOf(host.profile, host.os);
@@ -47,44 +53,71 @@ function hostResources(
     image === 'flatcar'
       ? operatorKey.publicKeyOpenssh.apply((pub) => flatcarIgnition(pub))
       : pulumi.output(debianCloudConfig(image));
-  const instance = new aws.ec2.Instance(`${prefix}`, {
-    ami: lookupAmi(image),
-    instanceType: settings.instanceType,
-    subnetId: net.subnetId,
-    vpcSecurityGroupIds: [net.securityGroupId],
-    keyName: keyPair.keyName,
-    userData,
-    userDataReplaceOnChange: true,
-    associatePublicIpAddress: true,
-    // Encrypted explicitly (the account's default EBS key), whatever the account's default says.
-    rootBlockDevice: {
-      volumeSize: settings.rootGiB,
-      volumeType: 'gp3',
-      encrypted: true,
-      tags: tags(`${prefix}-root`),
+  const instance = new aws.ec2.Instance(
+    `${prefix}`,
+    {
+      ami: lookupAmi(image, { provider }),
+      instanceType: settings.instanceType,
+      subnetId: net.subnetId,
+      vpcSecurityGroupIds: [net.securityGroupId],
+      keyName: keyPair.keyName,
+      userData,
+      userDataReplaceOnChange: true,
+      associatePublicIpAddress: true,
+      // Encrypted explicitly (the account's default EBS key), whatever the account's default says.
+      rootBlockDevice: {
+        volumeSize: settings.rootGiB,
+        volumeType: 'gp3',
+        encrypted: true,
+        deleteOnTermination: true,
+        tags: tags(`${prefix}-root`),
+      },
+      // One-time spot, terminated on interruption: a host that AWS takes back
+      // is gone, and its unfinished trials are lost as on any dead host. A
+      // persistent request would start another host after `pulumi destroy`
+      // terminated this one, and a stopped-and-resumed host would resume in
+      // the middle of a timed trial.
+      instanceMarketOptions: settings.spot
+        ? {
+            marketType: 'spot',
+            spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' },
+          }
+        : undefined,
+      // Nothing may stand in the way of `pulumi destroy` (test/unit/infra/aws/destroy-rules.ts).
+      disableApiTermination: false,
+      metadataOptions: { httpTokens: 'required' },
+      tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile, 'layerlab:os': image },
     },
-    instanceMarketOptions: settings.spot
-      ? { marketType: 'spot', spotOptions: { spotInstanceType: 'one-time', instanceInterruptionBehavior: 'terminate' } }
-      : undefined,
-    metadataOptions: { httpTokens: 'required' },
-    tags: { ...tags(prefix), 'layerlab:host': host.name, 'layerlab:profile': host.profile, 'layerlab:os': image },
-  });
-  const volume = new aws.ebs.Volume(`${prefix}-data`, {
-    availabilityZone: instance.availabilityZone,
-    size: host.diskGiB,
-    type: settings.volumeType,
-    encrypted: true,
-    iops: settings.iops,
-    throughput: settings.throughput,
-    tags: { ...tags(`${prefix}-data`), 'layerlab:host': host.name },
-  });
-  new aws.ec2.VolumeAttachment(`${prefix}-data-attach`, {
-    deviceName: DATA_DEVICE_NAME,
-    volumeId: volume.id,
-    instanceId: instance.id,
-    // Stop the instance before detaching: a clean unmount of docker's disk.
-    stopInstanceBeforeDetaching: true,
-  });
+    { provider },
+  );
+  const volume = new aws.ebs.Volume(
+    `${prefix}-data`,
+    {
+      availabilityZone: instance.availabilityZone,
+      size: host.diskGiB,
+      type: settings.volumeType,
+      encrypted: true,
+      iops: settings.iops,
+      throughput: settings.throughput,
+      tags: { ...tags(`${prefix}-data`), 'layerlab:host': host.name },
+    },
+    { provider },
+  );
+  new aws.ec2.VolumeAttachment(
+    `${prefix}-data-attach`,
+    {
+      deviceName: DATA_DEVICE_NAME,
+      volumeId: volume.id,
+      instanceId: instance.id,
+      // On-demand: stop the instance before detaching, a clean unmount of
+      // docker's disk. A one-time spot instance cannot be stopped (EC2 refuses),
+      // so destroy would fail here and leave the lab running: its volume is
+      // forced off instead (the lab's data goes with the lab anyway).
+      stopInstanceBeforeDetaching: !settings.spot,
+      forceDetach: settings.spot,
+    },
+    { provider },
+  );
   return pulumi.all([instance.publicIp, instance.id, volume.id]).apply(
     ([address, instanceId, volumeId]): AwsStackHost => ({
       name: host.name,
@@ -111,16 +144,22 @@ function hostResources(
  * inventory; the private key only as a secret.
  */
 export function awsLab(args: AwsLabArgs): AwsLab {
+  // Refusals first: nothing is declared for a lab that would be refused.
   const ssh = sshSources(args.sshCidrs, args.allowOpenSsh);
+  const region = labRegion(args.lab, args.labFile, args.stackRegion);
   const prefix = args.lab.name;
   const tags = (name: string) => labTags(args.tags, name);
-  const net = labNetwork(prefix, args.lab.target.aws.vpc, ssh, tags);
+  // Every resource and lookup goes through this provider: the hosts land in
+  // the region the controller then reads consoles from and reports.
+  const provider = new aws.Provider(`${prefix}-aws`, { region });
+  const net = labNetwork(prefix, args.lab.target.aws.vpc, ssh, tags, provider);
   const operatorKey = new tls.PrivateKey(`${prefix}-operator-key`, { algorithm: 'ED25519' });
-  const keyPair = new aws.ec2.KeyPair(`${prefix}-key`, {
-    publicKey: operatorKey.publicKeyOpenssh,
-    tags: tags(`${prefix}-key`),
-  });
-  const hosts = args.lab.hosts.map((h) => hostResources(args, h, net, keyPair, operatorKey));
+  const keyPair = new aws.ec2.KeyPair(
+    `${prefix}-key`,
+    { publicKey: operatorKey.publicKeyOpenssh, tags: tags(`${prefix}-key`) },
+    { provider },
+  );
+  const hosts = args.lab.hosts.map((h) => hostResources(args, h, net, keyPair, operatorKey, provider));
   const inventory = pulumi.all(hosts).apply(
     (list): AwsStackInventory => ({
       target: 'aws',

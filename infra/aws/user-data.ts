@@ -141,7 +141,9 @@ export function flatcarIgnition(authorizedKey: string, local?: FlatcarLocalExtra
     },
     systemd: {
       units: [
+        // Both, as on Debian: an enabled socket would start docker on the first client, before the profile.
         { name: 'docker.service', enabled: false },
+        { name: 'docker.socket', enabled: false },
         { name: 'layerlab-host-key.service', enabled: true, contents: FLATCAR_HOST_KEY_UNIT },
       ],
     },

@@ -2,6 +2,8 @@ import { loadLabDefinition } from '../definition/load.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { type Plan, makePlan } from '../plan/plan.js';
 import { boundScenario } from '../scenarios/index.js';
+import { costEstimate, hardwareWarnings } from '../targets/aws/hardware.js';
+import { PRICE_REGION } from '../targets/aws/instance-types.js';
 
 /**
  * How long a plan's trials take, from each scenario's own estimate: `expected`
@@ -32,15 +34,39 @@ function hours(seconds: number): string {
   return `${Math.round(seconds)} s`;
 }
 
+/**
+ * What a cloud lab costs and whether its hardware measures what it claims:
+ * the estimate at list price, and a warning per instance limit the volume
+ * exceeds (lab/targets/aws/hardware.ts).
+ */
+function cloudLines(lab: LabDefinition, trialHours: number, budgeted: boolean): string {
+  const warnings = hardwareWarnings(lab).map((w) => `  warning: ${w}\n`);
+  const cost = costEstimate(lab);
+  const night = budgeted
+    ? `the lab's budget of ${hours(trialHours * 3600)}`
+    : `${hours(trialHours * 3600)} of timed work`;
+  const costLine =
+    'unknown' in cost
+      ? `  cost: not estimated (${cost.unknown})\n`
+      : `  cost: ~$${cost.usdPerHour.toFixed(2)}/h at on-demand list price in ${PRICE_REGION} (USD; ${lab.hosts.length} host(s), volumes, public IPv4; ` +
+        `no tax, data transfer or support), ~$${(cost.usdPerHour * trialHours).toFixed(2)} per night for ${night} (up and down not counted)` +
+        `${cost.notes.length ? `; ${cost.notes.join('; ')}` : ''}\n`;
+  return costLine + warnings.join('');
+}
+
 /** `layerlab validate <file>`: checks a lab definition and plans it; starts nothing. */
-export async function validateCommand(file: string): Promise<void> {
-  const lab = await loadLabDefinition(file);
+export async function validateCommand(file: string, opts: { target?: string } = {}): Promise<void> {
+  const lab = await loadLabDefinition(file, { target: opts.target });
   const plan = makePlan(lab);
   const { expected, timed } = planSeconds(lab, plan);
+  const budget = lab.repetitions.budgetMinutes;
   process.stdout.write(
     `ok: ${file}: lab ${lab.name}, ${lab.hosts.length} host(s), ${plan.trials.length} trials (${plan.mode})\n` +
       `  trials' expected time: ${hours(expected)} on a 2-core machine without KVM (as calibrated); ` +
       `with KVM between ${hours(timed)} (the timed work alone, which no accelerator shortens) and that. ` +
-      'Not counted: up (boot, prepare) and down.\n',
+      'Not counted: up (boot, prepare) and down.\n' +
+      (lab.target.kind === 'aws'
+        ? cloudLines(lab, budget !== undefined ? budget / 60 : timed / 3600, budget !== undefined)
+        : ''),
   );
 }

@@ -140,6 +140,7 @@ describe('local Flatcar: Ignition (one generator with the AWS program)', () => {
       local.systemd.units.map((u) => [u.name, u.enabled]),
       [
         ['docker.service', false],
+        ['docker.socket', false],
         ['layerlab-host-key.service', true],
       ],
     );

@@ -278,6 +278,8 @@ describe('infra/aws under Pulumi mocks', () => {
     assert.equal(unit?.enabled, true);
     assert.match(String(unit?.contents), /ExecStart=\/opt\/layerlab\/host-key-to-console/);
     assert.equal(ignition.passwd.users[0]?.name, 'core');
+    const disabled = ignition.systemd.units.filter((u) => !u.enabled).map((u) => u.name);
+    assert.deepEqual(disabled.sort(), ['docker.service', 'docker.socket'], 'docker waits for the profile, socket too');
   });
 
   it('tags every taggable resource with run id, owner and expiry', () => {

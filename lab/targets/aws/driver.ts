@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Stack } from '@pulumi/pulumi/automation/index.js';
+import type { ConfigMap, Stack } from '@pulumi/pulumi/automation/index.js';
 import { sshSources } from '../../../infra/aws/ssh-cidrs.js';
 import type { LabDefinition } from '../../definition/schema.js';
 import { LabError, UserError } from '../../errors.js';
@@ -153,6 +153,30 @@ function checkSshCidrs(cidrs: string[]): void {
 }
 
 /**
+ * The stack config `layerlab up --target aws` writes before `up`: the keys the
+ * plain-Pulumi steps set by hand, the lab file absolute (the program runs in
+ * infra/, see infra/project-root.ts).
+ */
+export function awsStackConfig(labFile: string, cidrs: string[], existing: ConfigMap): ConfigMap {
+  return {
+    // No aws:region: the program takes the region from the lab file alone (infra/aws/region.ts).
+    'layerlab:lab': { value: resolve(labFile) },
+    // The CLI's CIDRs come with the CLI's opt-in (or its absence), so both checks agree.
+    ...(cidrs.length
+      ? {
+          'layerlab:sshCidrs': { value: JSON.stringify(cidrs) },
+          'layerlab:allowOpenSsh': { value: String(allowOpenSsh()) },
+        }
+      : {}),
+    // Kept from the first up: a later up must not extend or shorten the lease silently.
+    ...(existing['layerlab:expiresAt'] ? {} : { 'layerlab:expiresAt': { value: defaultExpiry() } }),
+    ...(existing['layerlab:owner']
+      ? {}
+      : { 'layerlab:owner': { value: process.env.GITHUB_ACTOR ?? userInfo().username } }),
+  };
+}
+
+/**
  * EC2 hosts from the Pulumi program in infra/ (the same one `pulumi up`
  * runs), driven through the Automation API.
  */
@@ -172,24 +196,7 @@ export const awsDriver: TargetDriver = {
     const name = stackName(lab, opts);
     hooks.progress(`pulumi: stack ${name} (program infra/, region ${lab.target.aws.region})`);
     const stack = await selectStack(name, true);
-    const config = await stack.getAllConfig();
-    const cidrs = operatorCidrs(opts);
-    await stack.setAllConfig({
-      'layerlab:lab': { value: resolve(labFile) },
-      'aws:region': { value: lab.target.aws.region },
-      // The CLI's CIDRs come with the CLI's opt-in (or its absence), so both checks agree.
-      ...(cidrs.length
-        ? {
-            'layerlab:sshCidrs': { value: JSON.stringify(cidrs) },
-            'layerlab:allowOpenSsh': { value: String(allowOpenSsh()) },
-          }
-        : {}),
-      // Kept from the first up: a later up must not extend or shorten the lease silently.
-      ...(config['layerlab:expiresAt'] ? {} : { 'layerlab:expiresAt': { value: defaultExpiry() } }),
-      ...(config['layerlab:owner']
-        ? {}
-        : { 'layerlab:owner': { value: process.env.GITHUB_ACTOR ?? userInfo().username } }),
-    });
+    await stack.setAllConfig(awsStackConfig(labFile, operatorCidrs(opts), await stack.getAllConfig()));
     // Recorded so that a lock this run leaves if it is killed can be told from someone else's (stack-lock.ts).
     await writeRunMarker(lab.name, name);
     const result = await atCloudBoundary(`pulumi up of stack ${name}`, () =>

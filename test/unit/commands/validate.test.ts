@@ -1,0 +1,89 @@
+/**
+ * `layerlab validate` on cloud labs, through the real CLI entry: the cost at
+ * list price, and a warning when the instance type cannot sustain what the
+ * volume is provisioned for, or is burstable (lab/targets/aws/hardware.ts).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const ROOT = resolve(import.meta.dirname, '..', '..', '..');
+const BIN = join(ROOT, 'bin', 'layerlab.js');
+const NIGHTLY = join(ROOT, 'labs', 'aws-nightly.yaml');
+const work = mkdtempSync(join(tmpdir(), 'layerlab-validate-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+function validate(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, 'validate', ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, LAYERLAB_HOME: join(work, 'state') },
+  });
+  return { status: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The nightly lab with its aws settings replaced line by line. */
+function nightlyWith(name: string, replace: Record<string, string>): string {
+  let text = readFileSync(NIGHTLY, 'utf8');
+  for (const [key, value] of Object.entries(replace)) {
+    text = text.replace(new RegExp(`^(\\s+${key}:) .*$`, 'm'), `$1 ${value}`);
+  }
+  const file = join(work, `${name}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('layerlab validate, target aws', () => {
+  it('labs/aws-nightly.yaml: the cost per hour and per night at list price, and no hardware warning', () => {
+    const r = validate(NIGHTLY);
+    assert.equal(r.status, 0, r.err);
+    assert.match(
+      r.out,
+      /cost: ~\$\d+\.\d\d\/h at on-demand list price in eu-central-1 .*~\$\d+\.\d\d per night for the lab's budget of 2\.5 h/,
+    );
+    assert.doesNotMatch(r.out, /warning/);
+  });
+
+  it('a burstable instance type (t3.large) gets the warning', () => {
+    const r = validate(nightlyWith('burst', { instanceType: 't3.large' }));
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /warning: instance type t3\.large is burstable/);
+    // t3.large sustains 86.88 MB/s, below 125 MiB/s too.
+    assert.match(
+      r.out,
+      /warning: the gp3 volume's 125 MiB\/s \(131\.1 MB\/s\) exceeds t3\.large's sustained EBS throughput of 86\.88 MB\/s/,
+    );
+  });
+
+  it('a volume above the instance type’s EBS baseline gets the warning (throughput and IOPS)', () => {
+    const r = validate(nightlyWith('fast', { throughput: '500', iops: '8000' }));
+    assert.equal(r.status, 0, r.err);
+    assert.match(
+      r.out,
+      /500 MiB\/s \(524\.3 MB\/s\) exceeds m6i\.xlarge's sustained EBS throughput of 156\.25 MB\/s.*e\.g\. m6i\.4xlarge: 625 MB\/s/,
+    );
+    assert.match(r.out, /8000 IOPS exceed m6i\.xlarge's sustained EBS IOPS of 6000/);
+    assert.match(r.out, /provisioned IOPS\/throughput above what the volume type includes not priced/);
+  });
+
+  it('m6i.large, the old default, measures itself: warned', () => {
+    const r = validate(nightlyWith('large', { instanceType: 'm6i.large' }));
+    assert.match(r.out, /exceeds m6i\.large's sustained EBS throughput of 81\.25 MB\/s/);
+  });
+
+  it('a type or region without recorded figures: says it cannot check or price it', () => {
+    const r = validate(nightlyWith('unknown', { instanceType: 'z1d.large', region: 'us-east-1' }));
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /warning: cannot check instance type z1d\.large: no sustained EBS figures recorded/);
+    assert.match(r.out, /cost: not estimated \(no list prices recorded for region us-east-1/);
+  });
+
+  it('--target aws on a local lab prints the cloud lines; a local lab alone does not', () => {
+    const quick = join(ROOT, 'labs', 'quick.yaml');
+    assert.doesNotMatch(validate(quick).out, /cost:/);
+    assert.match(validate(quick, '--target', 'aws').out, /cost: ~\$/);
+  });
+});

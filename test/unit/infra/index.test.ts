@@ -1,0 +1,164 @@
+/**
+ * infra/index.ts run as Pulumi's Node language host runs it (language-host.ts):
+ * working directory infra/, stack config in PULUMI_CONFIG, project and stack
+ * names, preview and update. Every documented way to start a lab.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseLabDefinition } from '../../../lab/definition/load.ts';
+import { awsStackConfig } from '../../../lab/targets/aws/driver.ts';
+import { PROJECT_ROOT, type ProgramRun, runLikeLanguageHost } from './language-host.ts';
+
+const INSTANCE = 'aws:ec2/instance:Instance';
+
+/**
+ * The plain-Pulumi steps of the docs, as `pulumi config set` stores them (no
+ * aws:region: the lab file states the region):
+ *   pulumi stack init nightly
+ *   pulumi config set layerlab:lab labs/aws-nightly.yaml
+ *   pulumi config set --path 'layerlab:sshCidrs[0]' 203.0.113.7/32
+ *   pulumi config set layerlab:expiresAt 2026-12-01T08:00:00Z
+ *   pulumi preview
+ *   pulumi up
+ */
+const PLAIN_PULUMI_CONFIG: Record<string, string> = {
+  'layerlab:lab': 'labs/aws-nightly.yaml',
+  'layerlab:sshCidrs': '["203.0.113.7/32"]',
+  'layerlab:expiresAt': '2026-12-01T08:00:00Z',
+};
+
+function assertNightlyLab(run: ProgramRun): void {
+  assert.equal(run.error, undefined);
+  assert.equal(run.ok, true);
+  assert.equal(run.cwd, join(PROJECT_ROOT, 'infra'), 'the program ran in main’s folder, as under the language host');
+  const inventory = run.outputs.inventory as { target: string; lab: string; hosts: { name: string }[] };
+  assert.equal(inventory.target, 'aws');
+  assert.equal(inventory.lab, 'nightly');
+  assert.deepEqual(
+    inventory.hosts.map((h) => h.name),
+    ['xfs', 'ext4', 'dm', 'btrfs', 'flatcar'],
+  );
+  assert.equal(run.resources.filter((r) => r.type === INSTANCE).length, 5);
+  assert.deepEqual(run.secretOutputs, ['sshPrivateKey']);
+  assertOneRegion(run, 'eu-central-1');
+}
+
+/** One explicit AWS provider, in the lab's region, behind every AWS resource and lookup. */
+function assertOneRegion(run: ProgramRun, region: string): void {
+  const providers = run.resources.filter((r) => r.type === 'pulumi:providers:aws');
+  assert.equal(providers.length, 1);
+  assert.equal(providers[0]?.inputs.region, region);
+  const ref = `${providers[0]?.urn}::`;
+  const aws = run.resources.filter((r) => r.type.startsWith('aws:'));
+  assert.ok(aws.length > 0, 'the program declares AWS resources');
+  for (const r of aws) assert.ok(r.provider.startsWith(ref), `${r.type} ${r.name} uses provider "${r.provider}"`);
+  const lookups = run.invokes.filter((i) => i.token.startsWith('aws:'));
+  assert.ok(lookups.length > 0, 'the program looks up AMIs (and the default VPC) through AWS');
+  for (const i of lookups) assert.ok(i.provider.startsWith(ref), `${i.token} uses provider "${i.provider}"`);
+}
+
+describe('infra/index.ts under the Node language host contract', () => {
+  for (const dryRun of [true, false]) {
+    const what = dryRun ? 'pulumi preview' : 'pulumi up';
+    it(`${what}, stack nightly, layerlab:lab relative to the project (the README's steps)`, async () => {
+      const run = await runLikeLanguageHost({ stack: 'nightly', config: PLAIN_PULUMI_CONFIG, dryRun });
+      assert.equal(run.dryRun, dryRun);
+      assertNightlyLab(run);
+    });
+  }
+
+  it('pulumi up, any aws stack name, layerlab:lab absolute', async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'perf-team-dev',
+      config: { ...PLAIN_PULUMI_CONFIG, 'layerlab:lab': join(PROJECT_ROOT, 'labs/aws-nightly.yaml') },
+      dryRun: false,
+    });
+    assertNightlyLab(run);
+    const tags = run.resources.find((r) => r.type === INSTANCE)?.inputs.tags as Record<string, string>;
+    assert.equal(tags['layerlab:run'], 'perf-team-dev', 'the run id defaults to the stack name');
+  });
+
+  for (const lab of ['labs/quick.yaml', join(PROJECT_ROOT, 'labs/quick.yaml')]) {
+    it(`pulumi up -s local, layerlab:lab ${lab.startsWith('/') ? 'absolute' : 'relative'}`, async () => {
+      const run = await runLikeLanguageHost({ stack: 'local', config: { 'layerlab:lab': lab }, dryRun: false });
+      assert.equal(run.error, undefined);
+      const local = run.resources.find((r) => r.type === 'pulumi-nodejs:dynamic:Resource');
+      assert.equal(local?.name, 'quick');
+      assert.equal(local?.inputs.labFile, join(PROJECT_ROOT, 'labs/quick.yaml'), 'the provider gets the absolute file');
+      assert.equal(run.resources.filter((r) => r.type.startsWith('aws:')).length, 0);
+    });
+  }
+
+  it('the Automation API path (layerlab up --target aws): the config the driver writes, stack named after the lab', async () => {
+    const labFile = 'labs/aws-nightly.yaml';
+    const lab = parseLabDefinition(readFileSync(labFile, 'utf8'), labFile);
+    const config = awsStackConfig(labFile, ['203.0.113.7/32'], {});
+    assert.equal(config['aws:region'], undefined, 'the region comes from the lab file alone');
+    assert.ok(config['layerlab:lab']?.value.startsWith('/'), 'the driver passes the lab file absolute');
+    // `stack.up()` runs `pulumi up --yes --skip-preview` in the project root: one update, no preview.
+    const run = await runLikeLanguageHost({
+      stack: lab.name,
+      config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, v.value])),
+      dryRun: false,
+    });
+    assertNightlyLab(run);
+  });
+
+  it('a Pulumi CLI older than 3.153 (no root directory sent): the folder of Pulumi.yaml above the program', async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: PLAIN_PULUMI_CONFIG,
+      dryRun: true,
+      sendsRootDirectory: false,
+    });
+    assert.equal(run.rootDirectory, 'rootDirectory', "the SDK's placeholder when the host sends none");
+    assertNightlyLab(run);
+  });
+
+  it("refuses a stack whose aws:region disagrees with the lab's, before creating anything", async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: { ...PLAIN_PULUMI_CONFIG, 'aws:region': 'us-east-1' },
+      dryRun: true,
+    });
+    assert.equal(run.ok, false);
+    assert.match(
+      String(run.error),
+      /aws:region is us-east-1, but the lab definition .*aws-nightly\.yaml puts its hosts in eu-central-1 .*nothing was created.*pulumi config rm aws:region/,
+    );
+    assert.equal(run.resources.length, 0);
+  });
+
+  it("a stack whose aws:region names the lab's region is accepted", async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: { ...PLAIN_PULUMI_CONFIG, 'aws:region': 'eu-central-1' },
+      dryRun: true,
+    });
+    assertNightlyLab(run);
+  });
+
+  it("the operator's AWS_REGION does not move the hosts either", async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: PLAIN_PULUMI_CONFIG,
+      dryRun: false,
+      env: { AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2' },
+    });
+    assertNightlyLab(run);
+  });
+
+  it('says which file it could not read, resolved against the project root', async () => {
+    const run = await runLikeLanguageHost({
+      stack: 'nightly',
+      config: { ...PLAIN_PULUMI_CONFIG, 'layerlab:lab': 'labs/no-such-lab.yaml' },
+      dryRun: true,
+    });
+    assert.equal(run.ok, false);
+    assert.match(String(run.error), /cannot read lab definition .*labs\/no-such-lab\.yaml/);
+    assert.ok(String(run.error).includes(join(PROJECT_ROOT, 'labs/no-such-lab.yaml')), String(run.error));
+    assert.equal(run.resources.length, 0);
+  });
+});
