@@ -9,16 +9,20 @@
 #       [--baseline last|nights:N] [--threshold <N%>] [--summary <file>] [--dry-run]
 #   scripts/nightly.sh --teardown --lab <file> [target options]   (down and sweep only)
 #
-# --history: the durable copy of results/history.sqlite (a file, or an S3
-#   object through the aws CLI). Fetched before the run (a missing one is
-#   the first night), written back after it, whatever happened.
+# --history: the durable copy of results/history.sqlite (a file, or S3
+#   objects through the aws CLI: scripts/nightly-history.sh). Fetched before
+#   the run: a missing one is the first night, one that cannot be read stops
+#   the night (exit 3) before anything starts. Written back after the run,
+#   whatever happened, new-then-switch (a night killed halfway loses nothing).
+#   LAYERLAB_S3_ENDPOINT: an S3-compatible endpoint URL instead of AWS's.
 # --summary: Markdown file the comparison and the report are appended to
 #   (default: $GITHUB_STEP_SUMMARY when set).
 # --dry-run: check the arguments and print the commands, running nothing.
 #
 # Exit codes: 0 every step passed and nothing regressed beyond the threshold;
 # 1 a regression, a failed trial or a failed step (down and sweep included);
-# 2 bad input or a missing prerequisite, before anything started.
+# 2 bad input or a missing prerequisite, before anything started;
+# 3 the history could not be read (before anything started) or written back.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,7 +76,10 @@ esac
 [[ "$baseline" =~ ^(last|nights:[1-9][0-9]?)$ ]] || die "--baseline: expected last or nights:N; got '$baseline'"
 [[ "$threshold" =~ ^[0-9]{1,2}(\.[0-9]+)?%$ ]] || die "--threshold: expected a percentage like 5%; got '$threshold'"
 case "$history" in
-  s3://*) command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH" ;;
+  s3://*)
+    command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH"
+    command -v openssl > /dev/null || "$dry_run" || die "--history $history needs openssl on PATH (Content-MD5 of uploads)"
+    ;;
 esac
 
 target_args=()
@@ -86,11 +93,15 @@ case "$target" in
   *) sweep_args=() ;;
 esac
 
-# One step: printed, then run (or only printed with --dry-run); its exit code is returned.
-step() {
+# A command as it is run, on stderr.
+trace() {
   printf '+' >&2
   printf ' %q' "$@" >&2
   printf '\n' >&2
+}
+# One step: printed, then run (or only printed with --dry-run); its exit code is returned.
+step() {
+  trace "$@"
   "$dry_run" && return 0
   "$@"
 }
@@ -101,38 +112,6 @@ layerlab() {
 status=0
 failed() {
   [ "$status" -ne 0 ] || status="$1"
-}
-
-fetch_history() {
-  [ -n "$history" ] || return 0
-  local local_copy="$results/history.sqlite"
-  step mkdir -p "$results"
-  case "$history" in
-    s3://*)
-      if "$dry_run" || aws s3 ls "$history" > /dev/null 2>&1; then
-        step aws s3 cp --no-progress "$history" "$local_copy"
-      else
-        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
-      fi
-      ;;
-    *)
-      if [ -f "$history" ]; then
-        step cp "$history" "$local_copy"
-      else
-        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
-      fi
-      ;;
-  esac
-}
-
-store_history() {
-  [ -n "$history" ] || return 0
-  local local_copy="$results/history.sqlite"
-  "$dry_run" || [ -f "$local_copy" ] || return 0
-  case "$history" in
-    s3://*) step aws s3 cp --no-progress "$local_copy" "$history" ;;
-    *) step cp "$local_copy" "$history.new" && step mv "$history.new" "$history" ;;
-  esac
 }
 
 # The comparison first (it is what a reader of a failed night looks for), then the report.
@@ -158,6 +137,9 @@ teardown() {
   step layerlab sweep "${sweep_args[@]}" || failed 1
 }
 
+# shellcheck source=scripts/nightly-history.sh
+. "$repo/scripts/nightly-history.sh"
+
 run_dir=''
 finish() {
   local rc=$?
@@ -165,7 +147,7 @@ finish() {
   set +e
   failed "$rc"
   teardown
-  store_history || failed 1
+  store_history || failed 3
   write_summary || failed 1
   echo "nightly: exit $status" >&2
   exit "$status"
@@ -179,11 +161,13 @@ fi
 # Bad input stops here, before anything is created or fetched (checked in a dry run too).
 echo "+ layerlab validate $lab" >&2
 layerlab validate "$lab" > /dev/null || exit 2
+# A history that exists but cannot be read stops the night here (exit 3):
+# nothing is up yet, and nothing is written back.
+fetch_history
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-fetch_history
 if step layerlab up "${target_args[@]}" --lab "$lab"; then
   run_out="$(step layerlab run "${target_args[@]}" --lab "$lab")" || failed "$?"
   report="$(printf '%s\n' "$run_out" | tail -n 1)"

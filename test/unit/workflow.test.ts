@@ -226,13 +226,16 @@ describe('nightly workflow', () => {
     it('up, run, compare against the history, down, sweep --cloud, in that order', () => {
       const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
       const order = [
-        at(/^\+ aws s3 cp .*s3:\/\/bucket\/layerlab\/history\.sqlite results\/history\.sqlite/),
+        at(/^\+ aws s3api get-object --bucket bucket --key layerlab\/history\.sqlite\.current /),
         at(/^\+ layerlab up --target aws --stack nightly-1 /),
         at(/^\+ layerlab run --target aws /),
         at(/^\+ layerlab compare --baseline last --threshold 5% /),
         at(/^\+ layerlab down --target aws --stack nightly-1 /),
         at(/^\+ layerlab sweep --cloud/),
-        at(/^\+ aws s3 cp .*results\/history\.sqlite s3:\/\/bucket\/layerlab\/history\.sqlite/),
+        at(
+          /^\+ aws s3api put-object --bucket bucket --key layerlab\/history\.sqlite\.d\/.* --body results\/history\.sqlite/,
+        ),
+        at(/^\+ aws s3api put-object --bucket bucket --key layerlab\/history\.sqlite\.current /),
       ];
       assert.ok(
         order.every((i, k) => i >= 0 && (k === 0 || i > (order[k - 1] as number))),
