@@ -115,8 +115,37 @@ failed() {
 }
 
 # The comparison first (it is what a reader of a failed night looks for), then the report.
+# A night that measured nothing (up or run failed) still says so, and shows
+# what the last measured night flagged: a regression stays in sight.
+write_failure_summary() {
+  [ -n "$summary" ] || return 0
+  "$dry_run" && { echo "+ (append the failure and the last night's flagged cells to $summary)" >&2 && return 0; }
+  local name
+  name="$(sed -n 's/^name:[[:space:]]*["'"'"']\{0,1\}\([a-z0-9-]*\).*/\1/p' "$lab" | head -n 1)"
+  {
+    printf '# layerlab nightly: nothing measured tonight (%s failed, exit %s)\n\n' "$failed_step" "$status"
+    printf 'The log of the step says why. The last measured night, as it was judged:\n\n'
+  } >> "$summary"
+  local rc=2 last="$results/nightly/last-night.md"
+  if [ -n "$name" ] && [ -f "$results/history.sqlite" ]; then
+    mkdir -p "$results/nightly"
+    rc=0
+    # Exit 1 is "it had regressions": those are what this part is for.
+    layerlab compare --baseline "$baseline" --threshold "$threshold" --lab "$name" > "$last" 2> /dev/null || rc=$?
+  fi
+  if [ "$rc" -le 1 ] && [ -s "$last" ]; then
+    cat "$last" >> "$summary"
+  else
+    printf '(no earlier night of this lab in the history)\n' >> "$summary"
+  fi
+}
+
 write_summary() {
-  [ -n "$summary" ] && [ -n "$run_dir" ] || return 0
+  [ -n "$summary" ] || return 0
+  [ -n "$run_dir" ] || {
+    write_failure_summary
+    return 0
+  }
   "$dry_run" && { echo "+ (append compare.md and report.md to $summary)" >&2 && return 0; }
   local part so_far
   for part in "$results/nightly/${run_dir##*/}/compare.md" "$run_dir/report.md"; do
@@ -140,7 +169,7 @@ teardown() {
 # shellcheck source=scripts/nightly-history.sh
 . "$repo/scripts/nightly-history.sh"
 
-run_dir=''
+run_dir='' failed_step='the night'
 finish() {
   local rc=$?
   trap - EXIT
@@ -169,6 +198,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 if step layerlab up "${target_args[@]}" --lab "$lab"; then
+  failed_step='layerlab run'
   run_out="$(step layerlab run "${target_args[@]}" --lab "$lab")" || failed "$?"
   report="$(printf '%s\n' "$run_out" | tail -n 1)"
   if "$dry_run"; then
@@ -193,4 +223,5 @@ if step layerlab up "${target_args[@]}" --lab "$lab"; then
   fi
 else
   failed "$?"
+  failed_step='layerlab up'
 fi

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -52,6 +52,10 @@ if (command === 'run') {
   fs.writeFileSync(path.join(dir, 'report.md'), '# report ' + id + '\\n');
   fs.appendFileSync(path.join(results, 'history.sqlite'), 'night ' + id + '\\n');
   console.log(path.join(dir, 'report.md'));
+}
+if (command === 'compare' && process.argv.includes('--lab')) {
+  console.log('# compare of the last night: **REGRESSION** xfs');
+  process.exit(1);
 }
 if (command === 'compare') console.log('# compare ' + id);
 `;
@@ -99,13 +103,13 @@ describe('scripts/nightly.sh with an S3 history (real aws CLI, local S3)', { ski
   });
 
   /** One night on a fresh runner (no results folder), its layerlab run named `id`. */
-  function night(id: string, onSpawn?: (pid: number) => void): Promise<Night> {
+  function night(id: string, onSpawn?: (pid: number) => void, extra: Record<string, string> = {}): Promise<Night> {
     rmSync(join(work, 'results'), { recursive: true, force: true });
     return new Promise((done) => {
       const child = spawn(
         'bash',
         [join(work, 'repo/scripts/nightly.sh'), '--lab', join(work, 'lab.yaml'), '--history', HISTORY],
-        { cwd: work, env: { ...env, FAKE_RUN_ID: id }, detached: true },
+        { cwd: work, env: { ...env, FAKE_RUN_ID: id, ...extra }, detached: true },
       );
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => {
@@ -257,5 +261,17 @@ describe('scripts/nightly.sh with an S3 history (real aws CLI, local S3)', { ski
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /is not the file its pointer describes/);
     assert.deepEqual(writes(), []);
+  });
+
+  it("a night whose up failed still writes a job summary, with the last night's flagged cells", async () => {
+    await seed('night n1\n');
+    const summary = join(work, 'summary.md');
+    rmSync(summary, { force: true });
+    const r = await night('n2', undefined, { FAKE_UP_EXIT: '3', GITHUB_STEP_SUMMARY: summary });
+    assert.equal(r.code, 3, r.stderr);
+    const text = readFileSync(summary, 'utf8');
+    assert.match(text, /nothing measured tonight \(layerlab up failed, exit 3\)/);
+    assert.match(text, /\*\*REGRESSION\*\* xfs/);
+    assert.equal(await history(), 'night n1\n', 'the history is written back unchanged');
   });
 });
