@@ -8,7 +8,10 @@
 #       [--stack <name>] [--ssh-cidr <cidr>]... [--history <file|s3://bucket/key>]
 #       [--baseline last|nights:N] [--threshold <N%>] [--summary <file>] [--dry-run]
 #   scripts/nightly.sh --teardown --lab <file> [target options]   (down and sweep only)
+#   scripts/nightly.sh --accept <run-id> --lab <file> --history <...>   (accept, nothing else)
 #
+# --accept: makes a night the baseline of later nights in the durable history
+#   (`layerlab history accept`): read, accept, write back; no lab is started.
 # --history: the durable copy of results/history.sqlite (a file, or S3
 #   objects through the aws CLI: scripts/nightly-history.sh). Fetched before
 #   the run: a missing one is the first night, one that cannot be read stops
@@ -29,7 +32,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 results="${LAYERLAB_RESULTS:-results}"
 
 usage() {
-  sed -n '7,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 die() {
   echo "nightly: $*" >&2
@@ -38,11 +41,11 @@ die() {
 }
 
 lab='' target='' inventory='' stack='' history='' baseline='last' threshold='5%'
-summary="${GITHUB_STEP_SUMMARY:-}" dry_run=false teardown_only=false
+summary="${GITHUB_STEP_SUMMARY:-}" dry_run=false teardown_only=false accept=
 ssh_cidrs=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary)
+    --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary | --accept)
       # An empty value is usually an unset variable or secret (e.g. --history "$LAYERLAB_HISTORY").
       [ "$#" -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (got none, or an empty one)"
       case "$1" in
@@ -55,6 +58,7 @@ while [ "$#" -gt 0 ]; do
         --baseline) baseline="$2" ;;
         --threshold) threshold="$2" ;;
         --summary) summary="$2" ;;
+        --accept) accept="$2" ;;
       esac
       shift 2
       ;;
@@ -75,6 +79,8 @@ esac
 [ "$target" != static ] || [ -n "$inventory" ] || die "--target static needs --inventory <hosts.yaml>"
 [[ "$baseline" =~ ^(last|nights:[1-9][0-9]?)$ ]] || die "--baseline: expected last or nights:N; got '$baseline'"
 [[ "$threshold" =~ ^[0-9]{1,2}(\.[0-9]+)?%$ ]] || die "--threshold: expected a percentage like 5%; got '$threshold'"
+[ -z "$accept" ] || [[ "$accept" =~ ^[0-9]{8}-[0-9]{6}-[a-z0-9-]+$ ]] || die "--accept: expected a run id like 20261130-101500-nightly-1a2b; got '$accept'"
+[ -z "$accept" ] || [ -n "$history" ] || die "--accept needs --history (the history to record it in)"
 case "$history" in
   s3://*)
     command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH"
@@ -185,6 +191,13 @@ finish() {
 if "$teardown_only"; then
   teardown
   exit "$status"
+fi
+
+if [ -n "$accept" ]; then
+  fetch_history
+  step layerlab history accept "$accept" || exit 2
+  store_history || exit 3
+  exit 0
 fi
 
 # Bad input stops here, before anything is created or fetched (checked in a dry run too).

@@ -221,7 +221,10 @@ describe('nightly workflow', () => {
     const teardown = steps.findIndex((s) => /^scripts\/nightly\.sh --teardown --target aws /.test(s.run ?? ''));
     assert.ok(night >= 0 && night < teardown, 'the night, then a teardown step');
     assert.match(steps[night]?.run ?? '', /--history "\$LAYERLAB_HISTORY"/);
-    assert.equal(steps[teardown]?.if, 'always()');
+    assert.equal(steps[teardown]?.if, 'always() && !inputs.accept');
+    assert.equal(steps[night]?.if, '${{ !inputs.accept }}', 'a run that only accepts a night starts no lab');
+    const accept = steps.find((s) => /^scripts\/nightly\.sh --accept /.test(s.run ?? ''));
+    assert.equal(accept?.if, 'inputs.accept');
     const stepTimeout = steps[night]?.['timeout-minutes'] ?? Number.POSITIVE_INFINITY;
     const jobTimeout = Object.values(workflow.jobs)[0]?.['timeout-minutes'] ?? 360;
     assert.ok(stepTimeout < jobTimeout, 'the night times out before the job, leaving time for the teardown step');

@@ -58,6 +58,8 @@ if (command === 'compare' && process.argv.includes('--lab')) {
   process.exit(1);
 }
 if (command === 'compare') console.log('# compare ' + id);
+if (command === 'history' && process.argv[3] === 'accept')
+  fs.appendFileSync(path.join(results, 'history.sqlite'), 'accepted ' + process.argv[4] + '\\n');
 `;
 
 interface Night {
@@ -103,12 +105,17 @@ describe('scripts/nightly.sh with an S3 history (real aws CLI, local S3)', { ski
   });
 
   /** One night on a fresh runner (no results folder), its layerlab run named `id`. */
-  function night(id: string, onSpawn?: (pid: number) => void, extra: Record<string, string> = {}): Promise<Night> {
+  function night(
+    id: string,
+    onSpawn?: (pid: number) => void,
+    extra: Record<string, string> = {},
+    args: string[] = [],
+  ): Promise<Night> {
     rmSync(join(work, 'results'), { recursive: true, force: true });
     return new Promise((done) => {
       const child = spawn(
         'bash',
-        [join(work, 'repo/scripts/nightly.sh'), '--lab', join(work, 'lab.yaml'), '--history', HISTORY],
+        [join(work, 'repo/scripts/nightly.sh'), '--lab', join(work, 'lab.yaml'), '--history', HISTORY, ...args],
         { cwd: work, env: { ...env, FAKE_RUN_ID: id, ...extra }, detached: true },
       );
       let stderr = '';
@@ -273,5 +280,13 @@ describe('scripts/nightly.sh with an S3 history (real aws CLI, local S3)', { ski
     assert.match(text, /nothing measured tonight \(layerlab up failed, exit 3\)/);
     assert.match(text, /\*\*REGRESSION\*\* xfs/);
     assert.equal(await history(), 'night n1\n', 'the history is written back unchanged');
+  });
+
+  it('--accept records the acceptance in the durable history, new-then-switch, and starts no lab', async () => {
+    await seed('night n1\n');
+    const r = await night('unused', undefined, {}, ['--accept', '20261201-020100-nightly-0001']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /layerlab up|layerlab down/);
+    assert.equal(await history(), 'night n1\naccepted 20261201-020100-nightly-0001\n');
   });
 });
