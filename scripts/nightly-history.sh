@@ -49,6 +49,7 @@ history_unreadable() {
     sed 's/^/  /' "$err"
     echo "nightly: this is not a missing history (that would be a first night): stopping before anything is created or uploaded, so the history stays as it is."
     echo "nightly: check the credentials, the bucket policy and the network, then run the night again."
+    echo "nightly: (a missing key reads as AccessDenied, not NoSuchKey, to a role without s3:ListBucket on the bucket)"
   } >&2
   exit 3
 }
