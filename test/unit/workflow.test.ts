@@ -198,7 +198,10 @@ describe('nightly workflow', () => {
     assert.equal(trend.permissions?.['id-token'], undefined);
     const trendSecrets = JSON.stringify(trend).match(/secrets\.\w+/g) ?? [];
     assert.deepEqual([...new Set(trendSecrets)], ['secrets.GITHUB_TOKEN'], 'the trend job sees only its own token');
-    assert.ok(/secrets\.LAYERLAB_HISTORY_URL/.test(JSON.stringify(workflow.jobs.lab?.env)));
+    assert.ok(
+      /secrets\.LAYERLAB_HISTORY_URL/.test(JSON.stringify(workflow.jobs.lab?.env)),
+      'the lab job has the history secret',
+    );
   });
 
   it('keeps a trend with github-action-benchmark, fed only by non-empty exports, on every night', () => {
