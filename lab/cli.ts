@@ -5,7 +5,7 @@ import { allCommand } from './commands/all.js';
 import { type CompareOptions, compareCommand } from './commands/compare-runs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { downCommand } from './commands/down.js';
-import { historyCommand } from './commands/history.js';
+import { historyAcceptCommand, historyCommand } from './commands/history.js';
 import { parseCommand } from './commands/parse.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -73,11 +73,18 @@ function registerReport(program: Command): void {
 }
 
 function registerHistory(program: Command): void {
-  program
+  const history = program
     .command('history')
     .description('list the runs recorded in results/history.sqlite')
     .option('--lab <name>', 'only runs of this lab')
     .action(historyCommand);
+  history
+    .command('accept')
+    .description('make a run the baseline of later nights (a deliberate change, not a regression)')
+    .argument('<run>', 'run id')
+    .action((run: string) => {
+      historyAcceptCommand(run);
+    });
 }
 
 function registerCompare(program: Command): void {

@@ -8,24 +8,31 @@
 #       [--stack <name>] [--ssh-cidr <cidr>]... [--history <file|s3://bucket/key>]
 #       [--baseline last|nights:N] [--threshold <N%>] [--summary <file>] [--dry-run]
 #   scripts/nightly.sh --teardown --lab <file> [target options]   (down and sweep only)
+#   scripts/nightly.sh --accept <run-id> --lab <file> --history <...>   (accept, nothing else)
 #
-# --history: the durable copy of results/history.sqlite (a file, or an S3
-#   object through the aws CLI). Fetched before the run (a missing one is
-#   the first night), written back after it, whatever happened.
+# --accept: makes a night the baseline of later nights in the durable history
+#   (`layerlab history accept`): read, accept, write back; no lab is started.
+# --history: the durable copy of results/history.sqlite (a file, or S3
+#   objects through the aws CLI: scripts/nightly-history.sh). Fetched before
+#   the run: a missing one is the first night, one that cannot be read stops
+#   the night (exit 3) before anything starts. Written back after the run,
+#   whatever happened, new-then-switch (a night killed halfway loses nothing).
+#   LAYERLAB_S3_ENDPOINT: an S3-compatible endpoint URL instead of AWS's.
 # --summary: Markdown file the comparison and the report are appended to
 #   (default: $GITHUB_STEP_SUMMARY when set).
 # --dry-run: check the arguments and print the commands, running nothing.
 #
 # Exit codes: 0 every step passed and nothing regressed beyond the threshold;
 # 1 a regression, a failed trial or a failed step (down and sweep included);
-# 2 bad input or a missing prerequisite, before anything started.
+# 2 bad input or a missing prerequisite, before anything started;
+# 3 the history could not be read (before anything started) or written back.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 results="${LAYERLAB_RESULTS:-results}"
 
 usage() {
-  sed -n '7,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 die() {
   echo "nightly: $*" >&2
@@ -34,11 +41,11 @@ die() {
 }
 
 lab='' target='' inventory='' stack='' history='' baseline='last' threshold='5%'
-summary="${GITHUB_STEP_SUMMARY:-}" dry_run=false teardown_only=false
+summary="${GITHUB_STEP_SUMMARY:-}" dry_run=false teardown_only=false accept=
 ssh_cidrs=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary)
+    --lab | --target | --inventory | --stack | --ssh-cidr | --history | --baseline | --threshold | --summary | --accept)
       # An empty value is usually an unset variable or secret (e.g. --history "$LAYERLAB_HISTORY").
       [ "$#" -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (got none, or an empty one)"
       case "$1" in
@@ -51,6 +58,7 @@ while [ "$#" -gt 0 ]; do
         --baseline) baseline="$2" ;;
         --threshold) threshold="$2" ;;
         --summary) summary="$2" ;;
+        --accept) accept="$2" ;;
       esac
       shift 2
       ;;
@@ -71,8 +79,13 @@ esac
 [ "$target" != static ] || [ -n "$inventory" ] || die "--target static needs --inventory <hosts.yaml>"
 [[ "$baseline" =~ ^(last|nights:[1-9][0-9]?)$ ]] || die "--baseline: expected last or nights:N; got '$baseline'"
 [[ "$threshold" =~ ^[0-9]{1,2}(\.[0-9]+)?%$ ]] || die "--threshold: expected a percentage like 5%; got '$threshold'"
+[ -z "$accept" ] || [[ "$accept" =~ ^[0-9]{8}-[0-9]{6}-[a-z0-9-]+$ ]] || die "--accept: expected a run id like 20261130-101500-nightly-1a2b; got '$accept'"
+[ -z "$accept" ] || [ -n "$history" ] || die "--accept needs --history (the history to record it in)"
 case "$history" in
-  s3://*) command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH" ;;
+  s3://*)
+    command -v aws > /dev/null || "$dry_run" || die "--history $history needs the aws CLI on PATH"
+    command -v openssl > /dev/null || "$dry_run" || die "--history $history needs openssl on PATH (Content-MD5 of uploads)"
+    ;;
 esac
 
 target_args=()
@@ -86,11 +99,15 @@ case "$target" in
   *) sweep_args=() ;;
 esac
 
-# One step: printed, then run (or only printed with --dry-run); its exit code is returned.
-step() {
+# A command as it is run, on stderr.
+trace() {
   printf '+' >&2
   printf ' %q' "$@" >&2
   printf '\n' >&2
+}
+# One step: printed, then run (or only printed with --dry-run); its exit code is returned.
+step() {
+  trace "$@"
   "$dry_run" && return 0
   "$@"
 }
@@ -103,41 +120,38 @@ failed() {
   [ "$status" -ne 0 ] || status="$1"
 }
 
-fetch_history() {
-  [ -n "$history" ] || return 0
-  local local_copy="$results/history.sqlite"
-  step mkdir -p "$results"
-  case "$history" in
-    s3://*)
-      if "$dry_run" || aws s3 ls "$history" > /dev/null 2>&1; then
-        step aws s3 cp --no-progress "$history" "$local_copy"
-      else
-        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
-      fi
-      ;;
-    *)
-      if [ -f "$history" ]; then
-        step cp "$history" "$local_copy"
-      else
-        echo "nightly: no history at $history yet (first night): this run becomes the baseline" >&2
-      fi
-      ;;
-  esac
-}
-
-store_history() {
-  [ -n "$history" ] || return 0
-  local local_copy="$results/history.sqlite"
-  "$dry_run" || [ -f "$local_copy" ] || return 0
-  case "$history" in
-    s3://*) step aws s3 cp --no-progress "$local_copy" "$history" ;;
-    *) step cp "$local_copy" "$history.new" && step mv "$history.new" "$history" ;;
-  esac
-}
-
 # The comparison first (it is what a reader of a failed night looks for), then the report.
+# A night that measured nothing (up or run failed) still says so, and shows
+# what the last measured night flagged: a regression stays in sight.
+write_failure_summary() {
+  [ -n "$summary" ] || return 0
+  "$dry_run" && { echo "+ (append the failure and the last night's flagged cells to $summary)" >&2 && return 0; }
+  local name
+  name="$(sed -n 's/^name:[[:space:]]*["'"'"']\{0,1\}\([a-z0-9-]*\).*/\1/p' "$lab" | head -n 1)"
+  {
+    printf '# layerlab nightly: nothing measured tonight (%s failed, exit %s)\n\n' "$failed_step" "$status"
+    printf 'The log of the step says why. The last measured night, as it was judged:\n\n'
+  } >> "$summary"
+  local rc=2 last="$results/nightly/last-night.md"
+  if [ -n "$name" ] && [ -f "$results/history.sqlite" ]; then
+    mkdir -p "$results/nightly"
+    rc=0
+    # Exit 1 is "it had regressions": those are what this part is for.
+    layerlab compare --baseline "$baseline" --threshold "$threshold" --lab "$name" > "$last" 2> /dev/null || rc=$?
+  fi
+  if [ "$rc" -le 1 ] && [ -s "$last" ]; then
+    cat "$last" >> "$summary"
+  else
+    printf '(no earlier night of this lab in the history)\n' >> "$summary"
+  fi
+}
+
 write_summary() {
-  [ -n "$summary" ] && [ -n "$run_dir" ] || return 0
+  [ -n "$summary" ] || return 0
+  [ -n "$run_dir" ] || {
+    write_failure_summary
+    return 0
+  }
   "$dry_run" && { echo "+ (append compare.md and report.md to $summary)" >&2 && return 0; }
   local part so_far
   for part in "$results/nightly/${run_dir##*/}/compare.md" "$run_dir/report.md"; do
@@ -158,14 +172,17 @@ teardown() {
   step layerlab sweep "${sweep_args[@]}" || failed 1
 }
 
-run_dir=''
+# shellcheck source=scripts/nightly-history.sh
+. "$repo/scripts/nightly-history.sh"
+
+run_dir='' failed_step='the night'
 finish() {
   local rc=$?
   trap - EXIT
   set +e
   failed "$rc"
   teardown
-  store_history || failed 1
+  store_history || failed 3
   write_summary || failed 1
   echo "nightly: exit $status" >&2
   exit "$status"
@@ -176,15 +193,25 @@ if "$teardown_only"; then
   exit "$status"
 fi
 
+if [ -n "$accept" ]; then
+  fetch_history
+  step layerlab history accept "$accept" || exit 2
+  store_history || exit 3
+  exit 0
+fi
+
 # Bad input stops here, before anything is created or fetched (checked in a dry run too).
 echo "+ layerlab validate $lab" >&2
 layerlab validate "$lab" > /dev/null || exit 2
+# A history that exists but cannot be read stops the night here (exit 3):
+# nothing is up yet, and nothing is written back.
+fetch_history
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-fetch_history
 if step layerlab up "${target_args[@]}" --lab "$lab"; then
+  failed_step='layerlab run'
   run_out="$(step layerlab run "${target_args[@]}" --lab "$lab")" || failed "$?"
   report="$(printf '%s\n' "$run_out" | tail -n 1)"
   if "$dry_run"; then
@@ -209,4 +236,5 @@ if step layerlab up "${target_args[@]}" --lab "$lab"; then
   fi
 else
   failed "$?"
+  failed_step='layerlab up'
 fi

@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { parseBaselineRef, resolveBaseline } from '../history/baseline.js';
 import { benchmarkEntries } from '../history/benchmark-export.js';
 import { type RunDelta, compareSamples, deltasJson, deltasMarkdown } from '../history/compare.js';
+import { keyChanges, parseKey } from '../history/comparison-key.js';
 import { History, type HistoryRun } from '../history/history.js';
 import { resultsRoot } from '../paths.js';
 import { resolveRunDir } from '../record/layout.js';
@@ -39,6 +40,8 @@ interface Sides {
   names: { baseline: string; baselineRuns: string[]; now: string };
   baseline: readonly Sample[];
   now: readonly Sample[];
+  /** "host: field before → after" where the baseline's comparison key differs from the new run's. */
+  envChanges?: string[];
 }
 
 /** Two run folders (`compare <old> <new>`). */
@@ -92,9 +95,10 @@ function writeBenchmark(dir: string, samples: readonly Sample[], runId: string):
 }
 
 function render(sides: Sides, deltas: readonly RunDelta[], threshold: number, json: boolean | undefined): string {
+  const envChanges = sides.envChanges ?? [];
   return json
-    ? `${JSON.stringify(deltasJson(sides.names, deltas, threshold), null, 2)}\n`
-    : deltasMarkdown({ baseline: sides.names.baseline, now: sides.names.now }, deltas, threshold);
+    ? `${JSON.stringify({ ...deltasJson(sides.names, deltas, threshold), environmentChanges: envChanges }, null, 2)}\n`
+    : deltasMarkdown({ baseline: sides.names.baseline, now: sides.names.now }, deltas, threshold, envChanges);
 }
 
 export interface CompareOutcome {
@@ -143,13 +147,21 @@ export function compareCommand(refs: readonly string[], opts: CompareOptions): C
   try {
     const now = historyRun(history, refs, opts.lab);
     const baseline = resolveBaseline(history, now, ref);
-    if (!baseline) return noBaseline(history, now, threshold, opts);
+    // A rolling baseline's verdict is kept: a flagged night is left out of the next nights' baselines.
+    const rolling = ref.kind !== 'run';
+    if (!baseline) {
+      if (rolling) history.judged(now.run_id, false);
+      return noBaseline(history, now, threshold, opts);
+    }
     const sides: Sides = {
       names: { baseline: baseline.label, baselineRuns: baseline.runs.map((r) => r.run_id), now: now.run_id },
       baseline: baseline.samples,
       now: history.samples(now.run_id),
+      envChanges: [...new Set(baseline.runs.flatMap((r) => keyChanges(parseKey(r.env_key), parseKey(now.env_key))))],
     };
-    return judged(sides, threshold, opts);
+    const outcome = judged(sides, threshold, opts);
+    if (rolling) history.judged(now.run_id, outcome.exitCode === REGRESSION_EXIT);
+    return outcome;
   } finally {
     history.close();
   }

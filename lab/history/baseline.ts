@@ -5,8 +5,8 @@ import type { History, HistoryRun } from './history.js';
 
 /**
  * What a night is compared with (`compare --baseline <ref>`):
- * - `last`: the last good run of the same setup before it;
- * - `nights:N`: the last N good runs of the same setup, their repetitions
+ * - `last`: the last good run of the same setup before it (see baselineWindow);
+ * - `nights:N`: the last N such runs, their repetitions
  *   pooled per cell (more runs on the baseline side; night-to-night
  *   differences, e.g. other cloud instances, then count as noise);
  * - a run id recorded in the history, whatever its setup.
@@ -33,6 +33,21 @@ export interface Baseline {
 }
 
 /**
+ * The runs a rolling baseline (last, nights:N) draws from, newest first, out
+ * of the earlier good runs of the same setup (newest first): back to the
+ * newest accepted run (inclusive: `layerlab history accept` makes a
+ * deliberate change the baseline), without the runs their own nightly
+ * comparison flagged as regressed. So a regression does not become the
+ * baseline of the next night: it is flagged every night until the numbers
+ * come back, or until a person accepts it.
+ */
+export function baselineWindow(earlier: readonly HistoryRun[]): HistoryRun[] {
+  const accepted = earlier.findIndex((r) => r.accepted_at !== null);
+  const since = accepted >= 0 ? earlier.slice(0, accepted + 1) : earlier;
+  return since.filter((r) => r.regressed !== 1 || r.accepted_at !== null);
+}
+
+/**
  * The baseline runs for `now` out of the history, and their samples;
  * undefined when the history has no earlier good run of that setup yet
  * (the first night of a lab sets the baseline). A named run that the
@@ -49,13 +64,13 @@ export function resolveBaseline(history: History, now: HistoryRun, ref: Baseline
     }
     runs = [run];
   } else {
-    runs = history.earlierGoodRuns(now).slice(0, ref.kind === 'last' ? 1 : ref.count);
+    runs = baselineWindow(history.earlierGoodRuns(now)).slice(0, ref.kind === 'last' ? 1 : ref.count);
   }
   if (!runs.length) return undefined;
   const ids = runs.map((r) => r.run_id);
   const label =
     ref.kind === 'nights'
-      ? `last ${runs.length} good run(s) of the same setup (${ids.join(', ')})`
+      ? `last ${runs.length} good, unflagged run(s) of the same setup (${ids.join(', ')})`
       : (ids[0] as string);
   return { label, runs, samples: runs.flatMap((r) => history.samples(r.run_id)) };
 }

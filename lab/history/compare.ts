@@ -109,11 +109,13 @@ export function deltasMarkdown(
   names: { baseline: string; now: string },
   deltas: readonly RunDelta[],
   threshold = 0,
+  envChanges: readonly string[] = [],
 ): string {
   const count = (k: DeltaKind) => deltas.filter((d) => d.kind === k).length;
   const lines = [
     `# layerlab compare: ${names.now} (new) vs ${names.baseline} (baseline)`,
     '',
+    ...environmentNote(envChanges),
     `${deltas.length} cells: **${count('regression')} regression(s)**${threshold > 0 ? ` worse by more than ${pct(threshold)}, ${count('within-threshold')} worse by at most ${pct(threshold)}` : ''}, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
     '',
     '| scenario | host | mount | series | metric | n new/baseline | new vs baseline |',
@@ -127,6 +129,20 @@ export function deltasMarkdown(
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Where the environment changed since the baseline: said before the numbers,
+ * field by field, so a new kernel or image is not read as a storage change.
+ */
+function environmentNote(changes: readonly string[]): string[] {
+  if (!changes.length) return [];
+  return [
+    `**The environment changed since the baseline** (${changes.length} field(s)); differences below may come from it, not from storage. Once checked, \`layerlab history accept <run>\` makes this night the baseline.`,
+    '',
+    ...changes.map((c) => `- ${c}`),
+    '',
+  ];
 }
 
 /** The same comparison as data (`--json`). */

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type LoadedRun, recordedLab } from '../record/load.js';
 import { type Sample, scenarioLabels } from '../record/samples.js';
+import { comparisonKey } from './comparison-key.js';
 import { migrate } from './schema.js';
 
 /**
@@ -40,13 +41,17 @@ export class History {
     };
     const hosts = Object.fromEntries(recordedLab(run).hosts.map((h) => [h.name, h.profile] as const));
     const insertRun = this.db.prepare(
-      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios)
-       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios)`,
+      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios, env_key, regressed, accepted_at)
+       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios, @env_key, @regressed, @accepted_at)`,
     );
     const insertSample = this.db.prepare(
       `INSERT INTO samples (run_id, host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // Re-reporting a run keeps what was said about it (its verdict, its acceptance).
+    const kept = this.db.prepare('SELECT regressed, accepted_at FROM runs WHERE run_id = ?').get(m.runId) as
+      | { regressed: number | null; accepted_at: string | null }
+      | undefined;
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM samples WHERE run_id = ?').run(m.runId);
       this.db.prepare('DELETE FROM runs WHERE run_id = ?').run(m.runId);
@@ -63,6 +68,9 @@ export class History {
         stopped_by: run.summary?.stoppedBy ?? null,
         hosts: hostSetKey(JSON.stringify(hosts)),
         scenarios: m.lab.scenarios === undefined ? null : JSON.stringify(m.lab.scenarios),
+        env_key: JSON.stringify(comparisonKey(run)),
+        regressed: kept?.regressed ?? null,
+        accepted_at: kept?.accepted_at ?? null,
       });
       for (const s of run.samples) {
         const labels = Object.fromEntries(scenarioLabels(s));
@@ -114,6 +122,16 @@ export class History {
           isGood(r),
       )
       .reverse();
+  }
+
+  /** Records a nightly comparison's verdict: a flagged run is left out of later baselines. */
+  judged(runId: string, regressed: boolean): void {
+    this.db.prepare('UPDATE runs SET regressed = ? WHERE run_id = ?').run(regressed ? 1 : 0, runId);
+  }
+
+  /** Marks a run as the deliberate new baseline (`layerlab history accept`). */
+  accept(runId: string, at: string): void {
+    this.db.prepare('UPDATE runs SET accepted_at = ? WHERE run_id = ?').run(at, runId);
   }
 
   /** A run's samples as samples.ndjson had them (scenario labels in their order). */
@@ -199,5 +217,11 @@ export interface HistoryRun {
   hosts: string | null;
   /** JSON of the lab's scenario parameters (null for runs recorded before history version 2). */
   scenarios: string | null;
+  /** JSON ComparisonKey (comparison-key.ts); null for runs recorded before history version 3. */
+  env_key: string | null;
+  /** 1 flagged as regressed by its nightly comparison, 0 not, null not judged. */
+  regressed: number | null;
+  /** When a person accepted it as the new baseline (ISO time), or null. */
+  accepted_at: string | null;
   samples: number;
 }

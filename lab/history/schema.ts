@@ -8,10 +8,15 @@ import { UserError } from '../errors.js';
  *   the lab's scenario parameters, so a night can find the last good run of
  *   the same setup without its run folder. A version-1 file is migrated in
  *   place (its host sets are read back from its own samples).
+ * - 3: runs also record their comparison key (`env_key`: per host, the
+ *   environment facts a comparison is only fair across, JSON), the verdict
+ *   of their nightly comparison (`regressed`: 1 flagged, 0 not, NULL not
+ *   judged) and when a person accepted them as the new baseline
+ *   (`accepted_at`). Migrated runs have none of the three: unknown.
  */
-export const HISTORY_VERSION = 2;
+export const HISTORY_VERSION = 3;
 
-const CREATE_V2 = `
+const CREATE_V3 = `
   CREATE TABLE runs (
     run_id TEXT PRIMARY KEY,
     lab TEXT NOT NULL,
@@ -24,7 +29,10 @@ const CREATE_V2 = `
     wall_seconds REAL,
     stopped_by TEXT,
     hosts TEXT,
-    scenarios TEXT
+    scenarios TEXT,
+    env_key TEXT,
+    regressed INTEGER,
+    accepted_at TEXT
   );
   CREATE TABLE samples (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -48,6 +56,13 @@ const MIGRATE_1_TO_2 = `
   CREATE INDEX IF NOT EXISTS runs_lab ON runs(lab, run_id);
 `;
 
+/** Version 2 → 3: three columns, unknown (NULL) for the runs already there. */
+const MIGRATE_2_TO_3 = `
+  ALTER TABLE runs ADD COLUMN env_key TEXT;
+  ALTER TABLE runs ADD COLUMN regressed INTEGER;
+  ALTER TABLE runs ADD COLUMN accepted_at TEXT;
+`;
+
 function hasTable(db: Database.Database, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
@@ -67,8 +82,9 @@ export function migrate(db: Database.Database, path: string): void {
   }
   if (version === HISTORY_VERSION) return;
   db.transaction(() => {
-    if (version === 0) db.exec(CREATE_V2);
+    if (version === 0) db.exec(CREATE_V3);
     if (version === 1) db.exec(MIGRATE_1_TO_2);
+    if (version === 1 || version === 2) db.exec(MIGRATE_2_TO_3);
     db.pragma(`user_version = ${HISTORY_VERSION}`);
   })();
 }

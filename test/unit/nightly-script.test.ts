@@ -43,6 +43,8 @@ describe('scripts/nightly.sh', () => {
       [['--lab', 'labs/quick.yaml', '--threshold', '5'], /--threshold: expected a percentage like 5%/],
       [['--lab', 'labs/quick.yaml', '--baseline', 'yesterday'], /--baseline: expected last or nights:N/],
       [['--lab', 'labs/quick.yaml', '--bogus'], /unknown argument: --bogus/],
+      [['--lab', 'labs/quick.yaml', '--accept', '../x', '--history', 'h'], /--accept: expected a run id/],
+      [['--lab', 'labs/quick.yaml', '--accept', '20261201-020100-nightly-0001'], /--accept needs --history/],
       [['--lab'], /--lab needs a value/],
       // An unset secret in the workflow: no durable history would be silent, so it is refused.
       [['--lab', 'labs/quick.yaml', '--history', ''], /--history needs a value \(got none, or an empty one\)/],

@@ -29,10 +29,19 @@ interface Step {
   with?: Record<string, string | number>;
   'timeout-minutes'?: number;
 }
+interface Job {
+  steps: Step[];
+  'timeout-minutes'?: number;
+  permissions?: Record<string, string>;
+  env?: Record<string, string>;
+  needs?: string;
+  if?: string;
+}
 interface Workflow {
   on: Record<string, unknown>;
   permissions: Record<string, string>;
-  jobs: Record<string, { steps: Step[]; 'timeout-minutes'?: number }>;
+  env?: Record<string, string>;
+  jobs: Record<string, Job>;
 }
 const stepsOf = (text: string) => Object.values((parse(text) as Workflow).jobs).flatMap((j) => j.steps);
 
@@ -178,8 +187,36 @@ describe('nightly workflow', () => {
       workflow.on.schedule && 'workflow_dispatch' in workflow.on,
       "workflow.on.schedule && 'workflow_dispatch' in workflow.on",
     );
-    assert.equal(workflow.permissions['id-token'], 'write');
+    assert.equal(workflow.jobs.lab?.permissions?.['id-token'], 'write');
     assert.ok(!/AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY/.test(text), 'no long-lived AWS keys');
+  });
+
+  it('secrets and id-token: write belong to the lab job alone, not to the workflow or the trend job', () => {
+    assert.deepEqual(workflow.permissions, { contents: 'read' });
+    assert.ok(!/secrets\./.test(JSON.stringify(workflow.env ?? {})), 'no secret in the workflow-level env');
+    const trend = workflow.jobs.trend as Job;
+    assert.equal(trend.permissions?.['id-token'], undefined);
+    const trendSecrets = JSON.stringify(trend).match(/secrets\.\w+/g) ?? [];
+    assert.deepEqual([...new Set(trendSecrets)], ['secrets.GITHUB_TOKEN'], 'the trend job sees only its own token');
+    assert.ok(
+      /secrets\.LAYERLAB_HISTORY_URL/.test(JSON.stringify(workflow.jobs.lab?.env)),
+      'the lab job has the history secret',
+    );
+  });
+
+  it('keeps a trend with github-action-benchmark, fed only by non-empty exports, on every night', () => {
+    const trend = workflow.jobs.trend as Job;
+    assert.equal(trend.needs, 'lab');
+    assert.equal(trend.if, 'always()');
+    const bench = trend.steps.filter((s) => s.uses?.startsWith('benchmark-action/github-action-benchmark@'));
+    assert.deepEqual(bench.map((s) => s.with?.tool).sort(), ['customBiggerIsBetter', 'customSmallerIsBetter']);
+    for (const s of bench) {
+      // An empty export ([]) fails the action: a step runs only when its file is there.
+      assert.equal(s.if, `hashFiles('${s.with?.['output-file-path']}') != ''`);
+    }
+    const exportStep = steps.find((s) => s.name === 'Trend export');
+    assert.equal(exportStep?.if, 'always()');
+    assert.match(exportStep?.run ?? '', /jq 'length'.* -gt 0/, 'empty exports are not handed on');
   });
 
   it('the night is scripts/nightly.sh; teardown again and the results upload run always', () => {
@@ -187,11 +224,14 @@ describe('nightly workflow', () => {
     const teardown = steps.findIndex((s) => /^scripts\/nightly\.sh --teardown --target aws /.test(s.run ?? ''));
     assert.ok(night >= 0 && night < teardown, 'the night, then a teardown step');
     assert.match(steps[night]?.run ?? '', /--history "\$LAYERLAB_HISTORY"/);
-    assert.equal(steps[teardown]?.if, 'always()');
+    assert.equal(steps[teardown]?.if, 'always() && !inputs.accept');
+    assert.equal(steps[night]?.if, '${{ !inputs.accept }}', 'a run that only accepts a night starts no lab');
+    const accept = steps.find((s) => /^scripts\/nightly\.sh --accept /.test(s.run ?? ''));
+    assert.equal(accept?.if, 'inputs.accept');
     const stepTimeout = steps[night]?.['timeout-minutes'] ?? Number.POSITIVE_INFINITY;
     const jobTimeout = Object.values(workflow.jobs)[0]?.['timeout-minutes'] ?? 360;
     assert.ok(stepTimeout < jobTimeout, 'the night times out before the job, leaving time for the teardown step');
-    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@') && s.with?.path === 'results/');
     assert.equal(upload?.if, 'always()');
     assert.equal(upload?.with?.path, 'results/');
   });
@@ -226,13 +266,16 @@ describe('nightly workflow', () => {
     it('up, run, compare against the history, down, sweep --cloud, in that order', () => {
       const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
       const order = [
-        at(/^\+ aws s3 cp .*s3:\/\/bucket\/layerlab\/history\.sqlite results\/history\.sqlite/),
+        at(/^\+ aws s3api get-object --bucket bucket --key layerlab\/history\.sqlite\.current /),
         at(/^\+ layerlab up --target aws --stack nightly-1 /),
         at(/^\+ layerlab run --target aws /),
-        at(/^\+ layerlab compare --baseline last --threshold 5% /),
+        at(/^\+ layerlab compare --baseline nights:3 --threshold 5% /),
         at(/^\+ layerlab down --target aws --stack nightly-1 /),
         at(/^\+ layerlab sweep --cloud/),
-        at(/^\+ aws s3 cp .*results\/history\.sqlite s3:\/\/bucket\/layerlab\/history\.sqlite/),
+        at(
+          /^\+ aws s3api put-object --bucket bucket --key layerlab\/history\.sqlite\.d\/.* --body results\/history\.sqlite/,
+        ),
+        at(/^\+ aws s3api put-object --bucket bucket --key layerlab\/history\.sqlite\.current /),
       ];
       assert.ok(
         order.every((i, k) => i >= 0 && (k === 0 || i > (order[k - 1] as number))),
