@@ -1,4 +1,4 @@
-import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { ScenarioAnalysis } from '../analyze/types.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../record/journal.js';
 import { type LoadedRun, recordedLab } from '../record/load.js';
@@ -9,6 +9,7 @@ import { scenarioFigures } from './figures.js';
 import { fmt } from './format.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
 import { FILES_SECTION, comparisonSection, failedTrialsSection, hostsSection, noiseSection } from './run-sections.js';
+import { unknownScenarioSection } from './unknown-scenario.js';
 
 type RunSummary = NonNullable<LoadedRun['summary']>;
 
@@ -75,9 +76,9 @@ function headerSection(run: LoadedRun): Section {
 function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[] {
   const lab = recordedLab(run);
   const { name, samples, comparisons } = scenario;
-  // A scenario this version no longer knows (an old run) still gets its heading and comparisons.
+  // A scenario this version no longer knows (an old run) gets its heading, its samples as recorded and comparisons.
   const registered = getScenario(name);
-  const own = registered?.report.section({ lab, samples, comparisons }) ?? { blocks: [], sections: [] };
+  const own = registered?.report.section({ lab, samples, comparisons }) ?? unknownScenarioSection(name, lab, samples);
   const heading: Section = {
     level: 2,
     title: plain(registered?.summary ?? name),

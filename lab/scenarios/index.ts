@@ -1,4 +1,3 @@
-import type { LabDefinition } from '../definition/schema.js';
 import { backup } from './backup/scenario.js';
 import { dbImport } from './db-import/scenario.js';
 import { dbench } from './dbench/scenario.js';
@@ -85,15 +84,21 @@ function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundSce
   };
 }
 
+/** The part of a lab definition that binds scenarios: its name and each enabled scenario's parameters. */
+export interface ConfiguredScenarios {
+  name: string;
+  scenarios: { [N in ScenarioName]?: ScenarioParams[N] };
+}
+
 /**
  * Scenario `name` bound to the parameters `lab` gives it, typed end to end:
  * the lab's `scenarios[name]` is checked against the scenario's own
  * parameter type, so no caller erases it. Throws when the lab does not
  * enable the scenario (a plan never has trials of such a scenario).
  */
-export function boundScenario<K extends ScenarioName>(lab: LabDefinition, name: K): BoundScenario {
+export function boundScenario<K extends ScenarioName>(lab: ConfiguredScenarios, name: K): BoundScenario {
   // Checked assignment: the schema's inferred record of parameters must be ScenarioParams, entry by entry.
-  const configured: { [N in ScenarioName]?: ScenarioParams[N] } = lab.scenarios;
+  const configured: ConfiguredScenarios['scenarios'] = lab.scenarios;
   const params = configured[name];
   if (params === undefined) throw new Error(`scenario ${name} is not enabled in lab ${lab.name}`);
   return bind<ScenarioParams[K]>(name, REGISTRY[name], params);
