@@ -39,6 +39,8 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   'lab/report/': 1,
   'lab/scenarios/tsv.ts': 1,
   'lab/scenarios/params.ts': 1,
+  // The benchmark trend export: an exporter's toolkit (the cloud's history/ keeps the file).
+  'lab/history/benchmark-export.ts': 1,
 
   // L2: one folder per scenario.
   'lab/scenarios/': 2,

@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import { parseTrialOutput } from '../collect/trial-output.js';
-import { writeSamplesCsv } from '../record/derived.js';
 import { RunRecord } from '../record/record.js';
 import type { Sample } from '../record/samples.js';
-import { samplesCsv } from '../report/csv.js';
 import { isScenarioName } from '../scenarios/index.js';
 
 /** Trials whose raw output the current parser refuses (even if the journal said done), by trial id. */
@@ -16,7 +14,8 @@ export interface Collected {
 
 /**
  * Re-parses a run's raw trial folders into samples (an improved parser
- * re-reads old runs) and rewrites samples.ndjson and samples.csv from them.
+ * re-reads old runs) and rewrites samples.ndjson from them (samples.csv is
+ * an exporter's, written with the report).
  * Raw files are never touched. A trial of a scenario this version does not
  * know (renamed or removed since the run) has no parser here: its samples
  * stay as the run recorded them.
@@ -39,6 +38,5 @@ export async function collect(runDir: string): Promise<Collected> {
     if (!outcome.ok) reparseFailures.set(trial.id, { host: trial.host, reason: outcome.failures.join('; ') });
   }
   await record.rewriteSamples(samples);
-  await writeSamplesCsv(runDir, samplesCsv(samples));
   return { samples, reparseFailures };
 }

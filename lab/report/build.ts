@@ -5,6 +5,7 @@ import { type LoadedRun, recordedLab } from '../record/load.js';
 import { getScenario } from '../scenarios/index.js';
 import { formatDuration } from '../util/time.js';
 import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
+import { EXPORT_SCHEMA_VERSION, type ExportModel } from './exporter.js';
 import { scenarioFigures } from './figures.js';
 import { fmt } from './format.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
@@ -107,4 +108,24 @@ export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[
     FILES_SECTION,
   ];
   return { title: `layerlab report: ${lab.name}`, sections: sections.filter((s) => s !== undefined) };
+}
+
+/**
+ * What every exporter renders (lab/report/exporters.ts): the run's analysis,
+ * its report model and the scenarios as this version knows them, built once.
+ */
+export function buildExportModel(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): ExportModel {
+  return {
+    schemaVersion: EXPORT_SCHEMA_VERSION,
+    runId: String(run.manifest.runId),
+    lab: recordedLab(run),
+    scenarios: analysis.map(({ name }) => {
+      const scenario = getScenario(name);
+      return scenario
+        ? { name, known: true, summary: scenario.summary, metrics: scenario.metrics }
+        : { name, known: false, metrics: [] };
+    }),
+    analysis,
+    report: buildReport(run, analysis),
+  };
 }

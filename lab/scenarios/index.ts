@@ -5,7 +5,7 @@ import { fio } from './fio/scenario.js';
 import { lifecycle } from './lifecycle/scenario.js';
 import { lifetime } from './lifetime/scenario.js';
 import { permissions } from './permissions/scenario.js';
-import type { Scenario } from './types.js';
+import type { MetricSpec, Scenario } from './types.js';
 
 /** Every scenario the lab knows, by name. Adding one = a folder + a line here. */
 export const SCENARIOS = {
@@ -41,6 +41,11 @@ export function isScenarioName(name: string): name is ScenarioName {
 /** The scenario called `name`, or undefined (a name from the command line, or from a run recorded by another version). */
 export function getScenario(name: string): Scenario<unknown> | undefined {
   return isScenarioName(name) ? SCENARIOS[name] : undefined;
+}
+
+/** Metric `metric` of scenario `scenario` as it declares it; undefined for a name this version does not know. */
+export function scenarioMetric(scenario: string, metric: string): MetricSpec | undefined {
+  return getScenario(scenario)?.metrics.find((m) => m.name === metric);
 }
 
 /** A scenario with the lab's parameters applied: what the run, the schema and the guest env need. */

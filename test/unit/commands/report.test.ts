@@ -49,5 +49,10 @@ describe('layerlab report of a run whose scenario this version does not know', (
     assert.match(md, /\| randread\/read \| layer \| bw \| [\d.]+ \([\d.]+–[\d.]+\) \| KiB\/s \| 5 \|/);
     const samples = readFileSync(join(dir, 'samples.ndjson'), 'utf8').trim().split('\n');
     assert.equal(samples.length, 2 * 2 * 5 * 3, 'every recorded sample kept');
+
+    // report.json says so too, for a tool that reads it.
+    assert.equal(layerlab('report', runId, '--format', 'json').status, 0);
+    const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
+    assert.deepEqual(json.scenarios, [{ name: 'fio-classic', known: false, metrics: [] }]);
   });
 });
