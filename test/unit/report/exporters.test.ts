@@ -99,7 +99,10 @@ describe('the JSON Schema of report.json', () => {
 
   it('the validator refuses what the schema does not allow', () => {
     const schema = reportJsonSchema();
-    assert.ok(validate(schema, { schemaVersion: EXPORT_SCHEMA_VERSION }).some((e) => /runId is required/.test(e)));
+    assert.ok(
+      validate(schema, { schemaVersion: EXPORT_SCHEMA_VERSION }).some((e) => /runId is required/.test(e)),
+      'a model without runId is refused',
+    );
     const bad = { type: 'object', properties: { v: { enum: ['a'] } }, required: ['v'], additionalProperties: false };
     assert.deepEqual(validate(bad, { v: 'b', w: 1 }), ['$.v: "b" is not one of ["a"]', '$: w is not allowed']);
     assert.deepEqual(validate({ anyOf: [{ type: 'number' }, { type: 'null' }] }, 'x'), [
@@ -129,7 +132,7 @@ describe('layerlab report --format', () => {
   it('several formats, comma-separated; an unknown one is refused (exit 2) naming the formats there are', () => {
     const out = layerlab('report', '20261130-000000-demo-1b1b', '--format', 'csv,bigger-is-better');
     assert.equal(out.status, 0, out.stderr);
-    assert.ok(existsSync(join(dir, 'samples.csv')) && existsSync(join(dir, 'bigger-is-better.json')));
+    assert.ok(existsSync(join(dir, 'samples.csv')) && existsSync(join(dir, 'bigger-is-better.json')), 'both written');
     const bad = layerlab('report', '20261130-000000-demo-1b1b', '--format', 'md');
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--format "md": unknown format\(s\) md; formats: markdown, html, csv, json/);
@@ -176,7 +179,7 @@ describe('every exporter renders from the one model', () => {
   it('the benchmark files: the metrics and directions the registry declares', async () => {
     const samples = model.analysis.flatMap((a) => a.samples);
     const { bigger, smaller } = benchmarkEntries(samples, model.runId, scenarioMetric);
-    assert.ok(bigger.length > 0 && smaller.length > 0);
+    assert.ok(bigger.length > 0 && smaller.length > 0, 'fio has metrics of both directions');
     assert.deepEqual(JSON.parse(await render('bigger-is-better')), bigger);
     assert.deepEqual(JSON.parse(await render('smaller-is-better')), smaller);
   });
