@@ -4,6 +4,13 @@
  * targets, guest scripts and reports all read them from here.
  */
 
+/**
+ * The names of labs, hosts and runs' labs: they become file names, docker
+ * volume names and labels; keeping them to this alphabet means they can
+ * never carry shell metacharacters.
+ */
+export const NAME_RE = /^[a-z][a-z0-9-]{0,30}$/;
+
 export const TARGET_KINDS = ['local', 'aws', 'static'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 

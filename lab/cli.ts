@@ -7,7 +7,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { downCommand } from './commands/down.js';
 import { historyAcceptCommand, historyCommand } from './commands/history.js';
 import { parseCommand } from './commands/parse.js';
-import { reportCommand } from './commands/report.js';
+import { REPORT_FORMAT_HELP, reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { selftestCommand } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
@@ -69,6 +69,7 @@ function registerReport(program: Command): void {
     .command('report')
     .description('write report.md of a run (default: the newest)')
     .argument('[run]', 'run id or run folder')
+    .option('--format <names>', REPORT_FORMAT_HELP)
     .action(reportCommand);
 }
 

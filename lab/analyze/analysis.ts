@@ -1,14 +1,11 @@
 import { scenarioMounts } from '../plan/plan.js';
 import { type LoadedRun, recordedLab } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
-import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from '../scenarios/index.js';
-import { type ComparisonRow, compareAll, controlFamily } from './comparison-rows.js';
+import { SCENARIO_NAMES, type ScenarioName, getScenario, isScenarioName } from '../scenarios/index.js';
+import { compareAll, controlFamily } from './comparison-rows.js';
+import type { ScenarioAnalysis } from './types.js';
 
-export interface ScenarioAnalysis {
-  name: ScenarioName;
-  samples: Sample[];
-  comparisons: ComparisonRow[];
-}
+export type { ScenarioAnalysis } from './types.js';
 
 /**
  * The analysis of a run, done once: samples grouped by scenario and every
@@ -16,26 +13,33 @@ export interface ScenarioAnalysis {
  * family. Every report format renders this.
  */
 export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
-  const byScenario = new Map<ScenarioName, Sample[]>();
+  const byScenario = new Map<string, Sample[]>();
   for (const s of run.samples) {
-    const name = s.scenario as ScenarioName;
+    const name = s.scenario;
     const list = byScenario.get(name);
     if (list) list.push(s);
     else byScenario.set(name, [s]);
   }
   const lab = recordedLab(run);
   const hosts = lab.hosts.map((h) => h.name);
-  // Scenarios in their catalog order, whatever order the trials ran in.
-  const ordered = [...byScenario].sort(([a], [b]) => SCENARIO_NAMES.indexOf(a) - SCENARIO_NAMES.indexOf(b));
-  const tested = ordered.map(([name, samples]) => ({
-    name,
-    samples,
-    comparisons: compareAll(
+  // Scenarios in their catalog order, whatever order the trials ran in; those this version does not know last.
+  const rank = (name: string) => (isScenarioName(name) ? SCENARIO_NAMES.indexOf(name) : SCENARIO_NAMES.length);
+  const ordered = [...byScenario].sort(([a], [b]) => rank(a) - rank(b));
+  const tested = ordered.map(([name, samples]) => {
+    // An unknown scenario's metrics are unknown too (which side is better): it is not compared.
+    const scenario = getScenario(name);
+    return {
+      name,
       samples,
-      (SCENARIOS[name]?.metrics ?? []).filter((m) => m.compare),
-      { hosts, mounts: scenarioMounts(name, lab), series: SCENARIOS[name]?.compareSeries },
-    ),
-  }));
+      comparisons: scenario
+        ? compareAll(
+            samples,
+            scenario.metrics.filter((m) => m.compare),
+            { hosts, mounts: scenarioMounts(name as ScenarioName, lab), series: scenario.compareSeries },
+          )
+        : [],
+    };
+  });
   // One family for the whole report: every comparison it shows counts (series rows too).
   const decided = controlFamily(tested.flatMap((t) => t.comparisons.map((row) => ({ ...row, scenario: t.name }))));
   return tested.map((t) => ({

@@ -1,29 +1,15 @@
 import { type Sample, scenarioLabels } from '../record/samples.js';
 import type { MetricSpec } from '../scenarios/types.js';
-import { type Comparison, decideFamily, testPair } from './verdict.js';
+import type { Comparison, ComparisonRow } from './types.js';
+import { decideFamily, testPair } from './verdict.js';
+
+export type { ComparisonRow } from './types.js';
 
 /** The series a sample belongs to: its scenario labels joined (fio: "randread/read"). */
 export function seriesOf(sample: Sample): string {
   return scenarioLabels(sample)
     .map(([, value]) => String(value))
     .join('/');
-}
-
-export interface ComparisonRow {
-  /**
-   * mount: two mount kinds on one host; profile: two hosts (profiles) on one
-   * mount kind; series: two series of a scenario on one host — ways of doing
-   * the same work, such as backup's methods (Scenario.compareSeries).
-   */
-  axis: 'mount' | 'profile' | 'series';
-  /** The host (axes mount and series) or mount kind (axis profile) both sides share. */
-  within: string;
-  a: string;
-  b: string;
-  /** The series both sides belong to; on the series axis, the label whose values a and b are (backup: "method"). */
-  series: string;
-  metric: MetricSpec;
-  result: Comparison;
 }
 
 function pairs<T>(items: readonly T[]): [T, T][] {

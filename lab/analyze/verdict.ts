@@ -1,5 +1,8 @@
 import { type ShiftInterval, mannWhitneyU, rankSumP, runsNeeded, shiftEstimate, smallestP } from './rank-test.js';
 import { describe } from './stats.js';
+import type { Comparison } from './types.js';
+
+export type { Comparison, Verdict } from './types.js';
 
 /** Per-comparison level, and the false-discovery rate a report's family is controlled at. */
 export const ALPHA = 0.05;
@@ -12,33 +15,6 @@ export const MIN_RUNS = runsNeeded(ALPHA);
  * within ±10% (ratio 1/1.1 to 1.1) for "no difference larger than 10%".
  */
 export const EQUIVALENCE_MARGIN = 0.1;
-
-export type Verdict = 'a-better' | 'b-better' | 'no-difference' | 'not-enough-runs' | 'undefined';
-
-export interface Comparison {
-  nA: number;
-  nB: number;
-  /** Typical ratio A/B: exp of the Hodges–Lehmann shift of the logarithms. */
-  ratio?: number;
-  /** 95% distribution-free interval of that ratio; 0 and Infinity where this n cannot bound it. */
-  lo?: number;
-  hi?: number;
-  /** 90% interval, for equivalence ("no gap") statements. */
-  lo90?: number;
-  hi90?: number;
-  /** Exact two-sided rank-sum p-value of this comparison alone. */
-  p?: number;
-  /** A tends above B (U > m·n/2): the direction, read from the test itself (the ratio can be 1 with ties). */
-  aAbove?: boolean;
-  /** p adjusted over the report's family (Benjamini–Hochberg); the verdict reads this. */
-  q?: number;
-  /** How many comparisons the family held (1 for a comparison on its own). */
-  family?: number;
-  verdict: Verdict;
-  /** Smallest relative difference this n and noise could reliably show (80% power, 5% two-sided). */
-  minDetectable?: number;
-  text: string;
-}
 
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 const num = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '∞');

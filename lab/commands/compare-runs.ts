@@ -10,6 +10,7 @@ import { resultsRoot } from '../paths.js';
 import { resolveRunDir } from '../record/layout.js';
 import { loadRun } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
+import { scenarioMetric } from '../scenarios/index.js';
 import { checkCliName, checkRunRef } from './context.js';
 
 export interface CompareOptions {
@@ -88,7 +89,7 @@ export function formatDeltas(oldId: string, newId: string, deltas: readonly RunD
 }
 
 function writeBenchmark(dir: string, samples: readonly Sample[], runId: string): void {
-  const { bigger, smaller } = benchmarkEntries(samples, runId);
+  const { bigger, smaller } = benchmarkEntries(samples, runId, scenarioMetric);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'bigger-is-better.json'), `${JSON.stringify(bigger, null, 2)}\n`);
   writeFileSync(join(dir, 'smaller-is-better.json'), `${JSON.stringify(smaller, null, 2)}\n`);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { NAME_RE } from '../catalog.js';
 import { loadLabDefinition } from '../definition/load.js';
-import { NAME_RE } from '../definition/schema.js';
 import { UserError } from '../errors.js';
 import { labLockPath, labLockWhat } from '../paths.js';
 import { isRunId } from '../record/layout.js';

@@ -3,6 +3,7 @@ import {
   DEFAULT_OS_RELEASE,
   MOUNT_KINDS,
   MOUNT_KIND_NAMES,
+  NAME_RE,
   OS_RELEASE_NAMES,
   PROFILES,
   PROFILE_NAMES,
@@ -17,7 +18,6 @@ import { checkUserImage } from '../targets/local/flatcar-image.js';
  * Names become file names, docker volume names and labels; keeping them to
  * this alphabet means they can never carry shell metacharacters.
  */
-export const NAME_RE = /^[a-z][a-z0-9-]{0,30}$/;
 const name = z.string().regex(NAME_RE, {
   message: 'expected a name of lowercase letters, digits and "-", starting with a letter, at most 31 characters',
 });

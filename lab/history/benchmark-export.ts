@@ -1,7 +1,7 @@
 import { groupCells, seriesOf } from '../analyze/comparison-rows.js';
 import { describe } from '../analyze/stats.js';
 import type { Sample } from '../record/samples.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import type { MetricSpec } from '../scenarios/metric.js';
 
 /**
  * One entry of github-action-benchmark's custom formats
@@ -22,11 +22,16 @@ export interface BenchmarkEntry {
  * direction (the tool takes one direction per file): each cell's median
  * over its repetitions, its spread as ± half the range, n and min–max in extra.
  */
-export function benchmarkEntries(samples: readonly Sample[], runId: string) {
+export function benchmarkEntries(
+  samples: readonly Sample[],
+  runId: string,
+  /** The metric of a scenario as the registry declares it (passed in: this module sits below the registry). */
+  metricOf: (scenario: string, metric: string) => MetricSpec | undefined,
+) {
   const bigger: BenchmarkEntry[] = [];
   const smaller: BenchmarkEntry[] = [];
   for (const { sample, values } of groupCells(samples).values()) {
-    const metric = SCENARIOS[sample.scenario as ScenarioName]?.metrics.find((m) => m.name === sample.metric);
+    const metric = metricOf(sample.scenario, sample.metric);
     if (!metric?.compare) continue;
     const st = describe(values);
     const round = (x: number) => Number(x.toPrecision(6));

@@ -1,4 +1,5 @@
 import { LabError, errorMessage } from '../errors.js';
+import type { Exporter } from '../report/exporter.js';
 import type { LoadedLab } from '../targets/driver.js';
 import { say } from '../util/log.js';
 import { analyze } from './analyze.js';
@@ -12,14 +13,14 @@ import { downHint, teardown } from './teardown.js';
 
 /**
  * Everything a run's folder derives from its raw trial folders, rebuilt in
- * order: collect (samples.ndjson, samples.csv), analyze, report (report.md,
- * report.html), and the run's rows in results/history.sqlite. Returns
- * report.md's path.
+ * order: collect (samples.ndjson), analyze, report (one file per exporter;
+ * default report.md, report.html, samples.csv), and the run's rows in
+ * results/history.sqlite. Returns the first report file's path.
  */
-export async function collectAnalyzeReport(runDir: string): Promise<string> {
+export async function collectAnalyzeReport(runDir: string, exporters?: readonly Exporter[]): Promise<string> {
   const { reparseFailures } = await collect(runDir);
   const analyzed = analyze(runDir, reparseFailures);
-  const path = await report(analyzed);
+  const path = await report(analyzed, exporters);
   recordHistory(analyzed.run);
   return path;
 }

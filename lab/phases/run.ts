@@ -5,7 +5,7 @@ import { parseTrialOutput } from '../collect/trial-output.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { UserError } from '../errors.js';
 import { PACKAGE_ROOT, resultsRoot } from '../paths.js';
-import { makePlan } from '../plan/plan.js';
+import { type Plan, makePlan, runnablePlan } from '../plan/plan.js';
 import { resolveRunDir } from '../record/layout.js';
 import { type ResumePoint, RunRecord } from '../record/record.js';
 import type { RunSummary } from '../record/schemas.js';
@@ -57,6 +57,7 @@ function versions(): Record<string, string> {
 /** Runs the plan of `record` on `inventory`'s hosts over SSH: the scheduler with the real sessions. */
 function runPlan(
   record: RunRecord,
+  plan: Plan,
   lab: LabDefinition,
   inventory: Inventory,
   imageTags: Record<string, string>,
@@ -67,7 +68,7 @@ function runPlan(
     record,
     lab,
     hosts: inventory.hosts,
-    plan: record.plan,
+    plan,
     settings: {
       // LL_RUN labels what the trial creates in Docker (layerlab.run=<run-id>) beside the lab label.
       env: (trial) => ({ ...trialEnv(trial, lab, imageTags), LL_RUN: record.runId }),
@@ -108,7 +109,7 @@ export async function startRun(
   // A `run --resume` of this run while it is still going would interleave its journal.
   return withLock(record.lockPath, `run ${record.runId}`, async () => {
     say(`run ${record.runId}: ${plan.trials.length} trials (${plan.mode}) -> ${record.dir}`);
-    const summary = await runPlan(record, lab, inventory, imageTags, signal);
+    const summary = await runPlan(record, plan, lab, inventory, imageTags, signal);
     return { runId: record.runId, dir: record.dir, summary };
   });
 }
@@ -165,6 +166,7 @@ export async function resumeRun(
   const record = RunRecord.open(resolveRunDir(runRef));
   return withLock(record.lockPath, `run ${record.runId}`, async () => {
     const imageTags = await checkResumable(record, lab);
+    const plan = runnablePlan(record.plan, record.runId);
     const resume = await record.resumePoint();
     const inventory = await attachPrepared(lab, opts);
     await record.addResume({
@@ -172,11 +174,10 @@ export async function resumeRun(
       inventory: publicInventory(inventory),
       gitRevision: gitRevision(),
     });
-    const { plan } = record;
     say(
       `resuming run ${record.runId}: ${resume.done.size} of ${plan.trials.length} trials done; the rest run now -> ${record.dir}`,
     );
-    const summary = await runPlan(record, lab, inventory, imageTags, signal, resume);
+    const summary = await runPlan(record, plan, lab, inventory, imageTags, signal, resume);
     return { runId: record.runId, dir: record.dir, summary };
   });
 }

@@ -1,6 +1,8 @@
 import { NO_MOUNT, type ProfileName, type TrialMount } from '../catalog.js';
 import { type LabDefinition, enabledScenarios, trialMode } from '../definition/schema.js';
-import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
+import { UserError } from '../errors.js';
+import type { RecordedPlan } from '../record/schemas.js';
+import { SCENARIOS, type ScenarioName, isScenarioName } from '../scenarios/index.js';
 import { mulberry32, shuffled } from '../util/rng.js';
 
 export interface Trial {
@@ -78,4 +80,19 @@ export function makePlan(lab: LabDefinition, seed = lab.seed): Plan {
     }
   }
   return { seed, mode, trials };
+}
+
+/**
+ * A recorded plan whose trials this version can run (a resume): every
+ * scenario name known today. A run of a renamed or removed scenario still
+ * re-reports (the record keeps plain names) but cannot be continued.
+ */
+export function runnablePlan(recorded: RecordedPlan, runId: string): Plan {
+  const unknown = [...new Set(recorded.trials.map((t) => t.scenario).filter((name) => !isScenarioName(name)))];
+  if (unknown.length) {
+    throw new UserError(
+      `run ${runId} has trials of scenario(s) ${unknown.join(', ')}, which this version of layerlab does not know; it can be reported (layerlab report ${runId}) but not resumed`,
+    );
+  }
+  return { ...recorded, trials: recorded.trials.map((t) => ({ ...t, scenario: t.scenario as ScenarioName })) };
 }

@@ -1,23 +1,16 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/files.js';
-import { runFiles } from './layout.js';
 
 /**
  * A run's derived files: rebuilt from its raw trial folders whenever it is
  * reported, each replaced atomically. The raw files are never touched here.
  */
 
-/** samples.csv: the samples as a spreadsheet reads them. */
-export async function writeSamplesCsv(runDir: string, csv: string): Promise<void> {
-  await writeFileAtomic(runFiles(runDir).csv, csv);
-}
-
-/** report.md, then report.html; returns report.md's path. */
-export async function writeReportFiles(runDir: string, report: { markdown: string; html: string }): Promise<string> {
-  const files = runFiles(runDir);
-  await writeFileAtomic(files.report, report.markdown);
-  await writeFileAtomic(files.html, report.html);
-  return files.report;
+/** One derived file of the run folder (report.md, samples.csv, ...), replaced atomically; returns its path. */
+export async function writeDerivedFile(runDir: string, fileName: string, content: string | Buffer): Promise<string> {
+  const path = join(runDir, fileName);
+  await writeFileAtomic(path, content);
+  return path;
 }
 
 /** selftest.md of an A/A run; returns its path. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { NAME_RE } from '../definition/schema.js';
+import { NAME_RE } from '../catalog.js';
 import { UserError } from '../errors.js';
 import { resultsRoot } from '../paths.js';
 import { makePrivateDir } from '../util/owned-dir.js';

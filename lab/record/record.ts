@@ -1,7 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Plan } from '../plan/plan.js';
 import { appendLineSync, writeJson } from '../util/files.js';
 import { removeOwnedChild } from '../util/owned-dir.js';
 import { Journal, type JournalEntry } from './journal.js';
@@ -11,6 +10,7 @@ import { readSamples, writeSamples } from './samples.js';
 import {
   type Manifest,
   RECORD_VERSION,
+  type RecordedPlan,
   type RunSummary,
   type Sample,
   planFileSchema,
@@ -50,14 +50,14 @@ export class RunRecord {
     readonly runId: string,
     readonly dir: string,
     private manifestValue: Manifest,
-    readonly plan: Plan,
+    readonly plan: RecordedPlan,
   ) {
     this.files = runFiles(dir);
     this.journal = new Journal(this.files.journal);
   }
 
   /** A new run folder under `root` with its manifest and plan written. */
-  static async create(root: string, labName: string, fields: ManifestFields, plan: Plan): Promise<RunRecord> {
+  static async create(root: string, labName: string, fields: ManifestFields, plan: RecordedPlan): Promise<RunRecord> {
     const { runId, dir } = createRunDir(root, labName);
     const manifest: Manifest = { recordVersion: RECORD_VERSION, runId, ...fields };
     const record = new RunRecord(runId, dir, manifest, plan);
@@ -71,7 +71,7 @@ export class RunRecord {
   static open(dir: string): RunRecord {
     const files = runFiles(dir);
     const manifest = readManifest(files.manifest);
-    const plan: Plan = readRecordJson(files.plan, planFileSchema);
+    const plan: RecordedPlan = readRecordJson(files.plan, planFileSchema);
     return new RunRecord(manifest.runId, dir, manifest, plan);
   }
 
@@ -128,6 +128,11 @@ export class RunRecord {
   /** summary.json is derived (the journal is the record); the caller decides what a failed write means. */
   writeSummary(summary: RunSummary): Promise<void> {
     return writeJson(this.files.summary, summary);
+  }
+
+  /** samples.ndjson as it is now (before a re-parse replaces it). */
+  recordedSamples(): Sample[] {
+    return readSamples(this.files.samples);
   }
 
   /** Replaces samples.ndjson as a whole (a re-parse of the raw trial folders), atomically. */

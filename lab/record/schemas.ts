@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { MOUNT_KIND_NAMES, NO_MOUNT, PROFILE_NAMES } from '../catalog.js';
-import { SCENARIO_NAMES } from '../scenarios/index.js';
 
 /**
  * The files of a run folder (results/<run-id>/), as zod schemas: what the
@@ -54,12 +53,16 @@ export const sampleSchema = z
 /** One line of samples.ndjson: core labels typed, scenario labels (fio: job, direction) as strings or numbers. */
 export type Sample = z.infer<typeof sampleSchema>;
 
-/** A planned trial; names this version does not know (a newer layerlab's scenario) are refused, not half-run. */
+/**
+ * A planned trial. The scenario is a plain name: a run keeps the names it was
+ * recorded with, so a run whose scenario was renamed or removed since still
+ * loads and re-reports; resuming one refuses the names this version does not know.
+ */
 const trialSchema = z.object({
   id: z.string(),
   host: z.string(),
   profile: z.enum(PROFILE_NAMES),
-  scenario: z.enum(SCENARIO_NAMES),
+  scenario: z.string(),
   mount: z.union([z.enum(MOUNT_KIND_NAMES), z.literal(NO_MOUNT)]),
   rep: z.number(),
 });
@@ -70,6 +73,10 @@ export const planFileSchema = z.object({
   mode: z.enum(['serial', 'parallel']),
   trials: z.array(trialSchema),
 });
+
+/** plan.json as recorded: scenario names as the run wrote them (plan/plan.ts checks them before a resume). */
+export type RecordedPlan = z.infer<typeof planFileSchema>;
+export type RecordedTrial = RecordedPlan['trials'][number];
 
 /** What ended a run: the fixed count, a stop-rule condition, or an interruption. */
 export const stopReasonSchema = z.enum(['fixed-count', 'target-ci-width', 'max-repetitions', 'budget', 'interrupted']);

@@ -1,14 +1,16 @@
-import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { ScenarioAnalysis } from '../analyze/types.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../record/journal.js';
 import { type LoadedRun, recordedLab } from '../record/load.js';
 import { getScenario } from '../scenarios/index.js';
 import { formatDuration } from '../util/time.js';
 import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
+import { EXPORT_SCHEMA_VERSION, type ExportModel } from './exporter.js';
 import { scenarioFigures } from './figures.js';
 import { fmt } from './format.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
 import { FILES_SECTION, comparisonSection, failedTrialsSection, hostsSection, noiseSection } from './run-sections.js';
+import { unknownScenarioSection } from './unknown-scenario.js';
 
 type RunSummary = NonNullable<LoadedRun['summary']>;
 
@@ -75,9 +77,9 @@ function headerSection(run: LoadedRun): Section {
 function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[] {
   const lab = recordedLab(run);
   const { name, samples, comparisons } = scenario;
-  // A scenario this version no longer knows (an old run) still gets its heading and comparisons.
+  // A scenario this version no longer knows (an old run) gets its heading, its samples as recorded and comparisons.
   const registered = getScenario(name);
-  const own = registered?.report.section({ lab, samples, comparisons }) ?? { blocks: [], sections: [] };
+  const own = registered?.report.section({ lab, samples, comparisons }) ?? unknownScenarioSection(name, lab, samples);
   const heading: Section = {
     level: 2,
     title: plain(registered?.summary ?? name),
@@ -106,4 +108,24 @@ export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[
     FILES_SECTION,
   ];
   return { title: `layerlab report: ${lab.name}`, sections: sections.filter((s) => s !== undefined) };
+}
+
+/**
+ * What every exporter renders (lab/report/exporters.ts): the run's analysis,
+ * its report model and the scenarios as this version knows them, built once.
+ */
+export function buildExportModel(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): ExportModel {
+  return {
+    schemaVersion: EXPORT_SCHEMA_VERSION,
+    runId: String(run.manifest.runId),
+    lab: recordedLab(run),
+    scenarios: analysis.map(({ name }) => {
+      const scenario = getScenario(name);
+      return scenario
+        ? { name, known: true, summary: scenario.summary, metrics: scenario.metrics }
+        : { name, known: false, metrics: [] };
+    }),
+    analysis,
+    report: buildReport(run, analysis),
+  };
 }

@@ -1,5 +1,5 @@
-import type { ScenarioAnalysis } from '../analyze/analysis.js';
 import type { ComparisonRow } from '../analyze/comparison-rows.js';
+import type { ScenarioAnalysis } from '../analyze/types.js';
 import { MIN_RUNS } from '../analyze/verdict.js';
 import { MOUNT_KIND_NAMES, PROFILES, type ProfileName, SHARED_FOLDER_MOUNTS } from '../catalog.js';
 import type { RecordedLab } from '../record/load.js';

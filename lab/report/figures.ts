@@ -1,4 +1,4 @@
-import type { ScenarioAnalysis } from '../analyze/analysis.js';
+import type { ScenarioAnalysis } from '../analyze/types.js';
 import { MIN_RUNS } from '../analyze/verdict.js';
 import type { Scenario } from '../scenarios/types.js';
 import { type Figure, inline } from './model.js';

@@ -1,6 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import type { ScenarioAnalysis } from '../analyze/analysis.js';
-import type { ComparisonRow } from '../analyze/comparison-rows.js';
+import type { ComparisonRow, ScenarioAnalysis } from '../analyze/types.js';
 import type { RecordedLab } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
 import { type ParameterLine, type SeedParameter, sourceText } from './seed-facts.js';

@@ -1,4 +1,3 @@
-import type { LabDefinition } from '../definition/schema.js';
 import { backup } from './backup/scenario.js';
 import { dbImport } from './db-import/scenario.js';
 import { dbench } from './dbench/scenario.js';
@@ -6,7 +5,7 @@ import { fio } from './fio/scenario.js';
 import { lifecycle } from './lifecycle/scenario.js';
 import { lifetime } from './lifetime/scenario.js';
 import { permissions } from './permissions/scenario.js';
-import type { Scenario } from './types.js';
+import type { MetricSpec, Scenario } from './types.js';
 
 /** Every scenario the lab knows, by name. Adding one = a folder + a line here. */
 export const SCENARIOS = {
@@ -42,6 +41,11 @@ export function isScenarioName(name: string): name is ScenarioName {
 /** The scenario called `name`, or undefined (a name from the command line, or from a run recorded by another version). */
 export function getScenario(name: string): Scenario<unknown> | undefined {
   return isScenarioName(name) ? SCENARIOS[name] : undefined;
+}
+
+/** Metric `metric` of scenario `scenario` as it declares it; undefined for a name this version does not know. */
+export function scenarioMetric(scenario: string, metric: string): MetricSpec | undefined {
+  return getScenario(scenario)?.metrics.find((m) => m.name === metric);
 }
 
 /** A scenario with the lab's parameters applied: what the run, the schema and the guest env need. */
@@ -85,15 +89,21 @@ function bind<P>(name: ScenarioName, scenario: Scenario<P>, params: P): BoundSce
   };
 }
 
+/** The part of a lab definition that binds scenarios: its name and each enabled scenario's parameters. */
+export interface ConfiguredScenarios {
+  name: string;
+  scenarios: { [N in ScenarioName]?: ScenarioParams[N] };
+}
+
 /**
  * Scenario `name` bound to the parameters `lab` gives it, typed end to end:
  * the lab's `scenarios[name]` is checked against the scenario's own
  * parameter type, so no caller erases it. Throws when the lab does not
  * enable the scenario (a plan never has trials of such a scenario).
  */
-export function boundScenario<K extends ScenarioName>(lab: LabDefinition, name: K): BoundScenario {
+export function boundScenario<K extends ScenarioName>(lab: ConfiguredScenarios, name: K): BoundScenario {
   // Checked assignment: the schema's inferred record of parameters must be ScenarioParams, entry by entry.
-  const configured: { [N in ScenarioName]?: ScenarioParams[N] } = lab.scenarios;
+  const configured: ConfiguredScenarios['scenarios'] = lab.scenarios;
   const params = configured[name];
   if (params === undefined) throw new Error(`scenario ${name} is not enabled in lab ${lab.name}`);
   return bind<ScenarioParams[K]>(name, REGISTRY[name], params);

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { Engine, MountKind } from '../catalog.js';
 import type { ScenarioReport } from '../report/model.js';
+import type { MetricSpec } from './metric.js';
+
+export type { MetricSpec } from './metric.js';
 
 /** One measured value, before collection adds run/host/trial labels. */
 export interface MeasuredValue {
@@ -15,16 +18,6 @@ export interface ParseResult {
   values: MeasuredValue[];
   /** Why (part of) the raw output does not count; a trial with failures is failed. */
   failures: string[];
-}
-
-export interface MetricSpec {
-  /** Metric name as it appears in samples. */
-  name: string;
-  unit: string;
-  better: 'higher' | 'lower';
-  description: string;
-  /** Compared between configurations in the report (the headline metrics). */
-  compare?: boolean;
 }
 
 /**

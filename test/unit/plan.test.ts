@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planSeconds } from '../../lab/commands/validate.ts';
 import { parseLabDefinition } from '../../lab/definition/load.ts';
-import { makePlan, scenarioMounts } from '../../lab/plan/plan.ts';
+import { makePlan, runnablePlan, scenarioMounts } from '../../lab/plan/plan.ts';
 import { boundScenario } from '../../lab/scenarios/index.ts';
 
 const lab = (extra = '') =>
@@ -164,5 +164,21 @@ repetitions: 3
     );
     const saved = planSeconds(uncapped, makePlan(uncapped)).expected - planSeconds(capped, plan).expected;
     assert.equal(saved, 4 * boundScenario(uncapped, 'permissions').expectedSeconds());
+  });
+});
+
+describe('a recorded plan, resumed', () => {
+  it('runs when every scenario is known today; one renamed or removed since is refused naming it (exit 2)', () => {
+    const plan = makePlan(lab());
+    assert.deepEqual(runnablePlan(plan, 'r'), plan);
+    const renamed = { ...plan, trials: plan.trials.map((t) => ({ ...t, scenario: 'fio-classic' })) };
+    assert.throws(
+      () => runnablePlan(renamed, 'r'),
+      (err: Error & { exitCode?: number }) =>
+        err.exitCode === 2 &&
+        /run r has trials of scenario\(s\) fio-classic, which this version of layerlab does not know; it can be reported/.test(
+          err.message,
+        ),
+    );
   });
 });

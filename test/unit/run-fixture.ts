@@ -56,13 +56,13 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
     }),
   );
   const lines: string[] = [];
-  const trials: { id: string; host: string }[] = [];
+  const trials: { id: string; host: string; profile: string; scenario: string; mount: string; rep: number }[] = [];
   const journal: string[] = [];
   for (const host of lab.hosts) {
     for (const mount of lab.mounts) {
       for (let rep = 1; rep <= lab.repetitions; rep++) {
         const trial = `r${rep}-${host.name}-fio-${mount}`;
-        trials.push({ id: trial, host: host.name });
+        trials.push({ id: trial, host: host.name, profile: host.profile, scenario: 'fio', mount, rep });
         mkdirSync(join(dir, 'trials', trial), { recursive: true });
         // Host xfs was busy before its first trials (load 3 on 2 CPUs); dm reports 0.5 s of steal per trial.
         writeFileSync(
