@@ -41,6 +41,7 @@ function registerDoctor(program: Command): void {
     .command('doctor')
     .description('list what the local target needs and how to install what is missing')
     .option('--install', 'install missing Debian packages with apt-get (root)')
+    .option('--for <purpose>', 'lab: what the lab needs; tests: that and what npm test needs', 'lab')
     .action(doctorCommand);
 }
 

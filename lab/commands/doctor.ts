@@ -1,5 +1,6 @@
-import { constants, accessSync, statfsSync } from 'node:fs';
+import { constants, accessSync, existsSync, statfsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
+import { UserError } from '../errors.js';
 import { cacheRoot, stateRoot } from '../paths.js';
 import { findVirtiofsd } from '../targets/local/hostshare.js';
 import { NFS_TOOLS, findVfsPlugin } from '../targets/local/nfs-share.js';
@@ -19,14 +20,55 @@ export interface Check {
   optional?: boolean;
 }
 
-const TOOLS: { cmd: string; pkg: string; why: string }[] = [
-  { cmd: 'qemu-system-x86_64', pkg: 'qemu-system-x86', why: 'runs the local VMs' },
-  { cmd: 'qemu-img', pkg: 'qemu-utils', why: 'creates copy-on-write overlays of the guest image' },
-  { cmd: 'mmdebstrap', pkg: 'mmdebstrap', why: 'builds the guest and tool images from Debian packages' },
-  { cmd: 'mkfs.ext4', pkg: 'e2fsprogs', why: 'writes the guest root filesystem without a loop mount' },
-  { cmd: 'zstd', pkg: 'zstd', why: 'compresses tool images for upload' },
-  { cmd: 'tar', pkg: 'tar', why: 'packs guest files' },
-];
+/** Something a purpose needs on this machine, and the Debian package that brings it. */
+interface Need {
+  what: string;
+  pkg: string;
+  why: string;
+  /** Where it is on this machine, or undefined. */
+  find: () => string | undefined;
+}
+
+const command = (cmd: string, pkg: string, why: string): Need => ({ what: cmd, pkg, why, find: () => which(cmd) });
+
+/**
+ * What each purpose needs, by Debian package: the one list per purpose.
+ * `doctor --install` installs the lab's (the demo runs it); `doctor --install
+ * --for tests` installs both (`npm test` runs it first, and so does .ci/run).
+ */
+export const NEEDS = {
+  lab: [
+    command('qemu-system-x86_64', 'qemu-system-x86', 'runs the local VMs'),
+    command('qemu-img', 'qemu-utils', 'creates copy-on-write overlays of the guest image'),
+    command('mmdebstrap', 'mmdebstrap', 'builds the guest and tool images from Debian packages'),
+    command('mkfs.ext4', 'e2fsprogs', 'writes the guest root filesystem without a loop mount'),
+    command('zstd', 'zstd', 'compresses tool images for upload'),
+    command('tar', 'tar', 'packs guest files'),
+  ],
+  tests: [
+    command(NFS_TOOLS.ganesha, 'nfs-ganesha', 'the hostshare-nfs tests start a real NFS server'),
+    {
+      what: 'nfs-ganesha VFS plugin',
+      pkg: 'nfs-ganesha-vfs',
+      why: 'the NFS server exports a folder through it',
+      find: findVfsPlugin,
+    },
+    command(NFS_TOOLS.socat, 'socat', "carries the guests' NFS connection to the server on 127.0.0.1"),
+    command('chromium', 'chromium', 'the report test renders report.html in a headless browser'),
+    command('shellcheck', 'shellcheck', 'npm run lint checks the shell scripts'),
+    command('aws', 'awscli', 'the nightly script test runs the real AWS CLI against a local S3 server'),
+    command('git', 'git', 'the tests ask git what .gitignore keeps out'),
+    command('qemu-io', 'qemu-utils', 'the local Flatcar test writes through a disk overlay'),
+  ],
+} as const satisfies Record<string, readonly Need[]>;
+
+export type Purpose = keyof typeof NEEDS;
+export const PURPOSES = Object.keys(NEEDS) as Purpose[];
+
+/** What a purpose needs: the lab's own list, and for the tests theirs too. */
+function needsOf(purpose: Purpose): readonly Need[] {
+  return purpose === 'lab' ? NEEDS.lab : [...NEEDS.lab, ...NEEDS.tests];
+}
 
 const MIN_FREE = 8 * 1024 ** 3;
 
@@ -36,11 +78,11 @@ function freeBytes(path: string): number {
   return s.bavail * s.bsize;
 }
 
-function toolChecks(): Check[] {
-  const checks: Check[] = TOOLS.map((t) => {
-    const path = which(t.cmd);
+function toolChecks(purpose: Purpose): Check[] {
+  const checks: Check[] = needsOf(purpose).map((t) => {
+    const path = t.find();
     return {
-      what: t.cmd,
+      what: t.what,
       ok: !!path,
       detail: path ? path : `missing (${t.why})`,
       aptPackage: t.pkg,
@@ -56,6 +98,8 @@ function toolChecks(): Check[] {
     fix: 'apt-get install -y --no-install-recommends qemu-system-common',
     optional: true,
   });
+  // For the tests, socat and nfs-ganesha are required above, not optional.
+  if (purpose === 'tests') return checks;
   const socat = which(NFS_TOOLS.socat);
   checks.push({
     what: NFS_TOOLS.socat,
@@ -114,13 +158,13 @@ function diskChecks(): Check[] {
   });
 }
 
-export function runChecks(): Check[] {
+export function runChecks(purpose: Purpose = 'lab'): Check[] {
   const major = Number(process.versions.node.split('.')[0]);
   const root = process.getuid?.() === 0;
   const sources = aptSourceFiles();
   return [
     { what: 'Node.js >= 20', ok: major >= 20, detail: process.version, fix: 'install Node.js 20' },
-    ...toolChecks(),
+    ...toolChecks(purpose),
     {
       what: 'running as root',
       ok: root,
@@ -145,23 +189,60 @@ export function printChecks(checks: readonly Check[]): void {
   }
 }
 
+/** Why `--install` cannot install on this machine, or undefined. */
+function cannotInstall(): string | undefined {
+  if (process.getuid?.() !== 0) return 'this is not root';
+  if (!which('apt-get')) return 'this machine has no apt-get';
+  return undefined;
+}
+
+/**
+ * Where systemd runs, Debian's nfs-ganesha package starts its NFS server (and
+ * rpcbind, if it brought it) on every interface; a lab starts its own server
+ * on 127.0.0.1 and refuses to while another is registered with rpcbind. So
+ * what the install started is stopped and disabled again; an rpcbind that was
+ * here before is left alone.
+ */
+async function stopPackagedNfsServer(hadRpcbind: boolean): Promise<void> {
+  if (!existsSync('/run/systemd/system') || !which('systemctl')) return;
+  const units = ['nfs-ganesha', ...(hadRpcbind ? [] : ['rpcbind', 'rpcbind.socket'])];
+  process.stderr.write(`layerlab: disabling ${units.join(' ')}: a lab starts its own NFS server on 127.0.0.1\n`);
+  await runLocal('systemctl', ['disable', '--now', ...units], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
 /** Installs the missing Debian packages (root, apt-get). Returns whether it tried. */
 export async function installMissing(checks: readonly Check[]): Promise<boolean> {
-  const packages = checks.filter((c) => !c.ok && c.aptPackage).map((c) => c.aptPackage as string);
+  const packages = [...new Set(checks.filter((c) => !c.ok && c.aptPackage).map((c) => c.aptPackage as string))];
   if (!packages.length) return false;
-  if (process.getuid?.() !== 0 || !which('apt-get')) return false;
+  const why = cannotInstall();
+  if (why) {
+    process.stderr.write(`layerlab: cannot install ${packages.join(' ')}: ${why}\n`);
+    return false;
+  }
   process.stderr.write(`layerlab: installing ${packages.join(' ')} with apt-get\n`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = await runLocal('apt-get', ['update', '-qq'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   if (update.code !== 0) return true;
+  const hadRpcbind = !!which('rpcbind');
   await runLocal('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  if (packages.includes('nfs-ganesha') && which(NFS_TOOLS.ganesha)) await stopPackagedNfsServer(hadRpcbind);
   return true;
 }
 
-/** `layerlab doctor [--install]`: exit 2 while something required is missing. */
+/** One line naming what is still missing (and the packages that bring it), or undefined. */
+export function missingSummary(checks: readonly Check[], purpose: Purpose): string | undefined {
+  const missing = checks.filter((c) => !c.ok && !c.optional);
+  if (!missing.length) return undefined;
+  const packages = [...new Set(missing.flatMap((c) => (c.aptPackage ? [c.aptPackage] : [])))];
+  const install = packages.length
+    ? `; as root, \`layerlab doctor --install${purpose === 'lab' ? '' : ` --for ${purpose}`}\` installs ${packages.join(' ')}`
+    : '';
+  return `layerlab: not ready for ${purpose === 'lab' ? 'the lab' : 'the tests'}: missing ${missing.map((c) => c.what).join(', ')}${install}`;
+}
+
 /** The local target's prepared VM templates, one line each, least recently used first. */
 export function templateLines(): string[] {
   const templates = listTemplates();
@@ -177,10 +258,18 @@ export function templateLines(): string[] {
   ];
 }
 
-export async function doctorCommand(opts: { install?: boolean }): Promise<void> {
-  let checks = runChecks();
-  if (opts.install && (await installMissing(checks))) checks = runChecks();
+/** `layerlab doctor [--install] [--for tests]`: exit 2 while something required is missing. */
+export async function doctorCommand(opts: { install?: boolean; for?: string }): Promise<void> {
+  const purpose = opts.for ?? 'lab';
+  if (!(PURPOSES as string[]).includes(purpose))
+    throw new UserError(`doctor --for ${purpose}: not something doctor checks for; one of ${PURPOSES.join(', ')}`);
+  let checks = runChecks(purpose as Purpose);
+  if (opts.install && (await installMissing(checks))) checks = runChecks(purpose as Purpose);
   printChecks(checks);
   process.stdout.write(`${templateLines().join('\n')}\n`);
-  if (checks.some((c) => !c.ok && !c.optional)) process.exitCode = 2;
+  const summary = missingSummary(checks, purpose as Purpose);
+  if (summary) {
+    process.stderr.write(`${summary}\n`);
+    process.exitCode = 2;
+  }
 }

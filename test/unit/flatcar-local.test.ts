@@ -39,6 +39,7 @@ import { qemuArgs } from '../../lab/targets/local/qemu.ts';
 import { generateHostKeys } from '../../lab/targets/local/seed.ts';
 import { LocalStateStore, labStateDir } from '../../lab/targets/local/state.ts';
 import { HostLog } from '../../lab/util/log.ts';
+import { needs } from './installed.ts';
 
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'layerlab.js');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-flatcar-'));
@@ -105,10 +106,16 @@ function refusal(file: string): string {
   assert.fail('expected the lab to be refused');
 }
 
-/** A small real qcow2 file: what validation takes for a Flatcar image (it cannot tell more). */
+/**
+ * A small real qcow2 file: what validation takes for a Flatcar image (it
+ * cannot tell more). Without qemu-img, a file with qcow2's magic stands in
+ * for validation, and the tests of the disks, which need the tools, skip.
+ */
 const qcow2Image = join(work, 'images', 'flatcar_production_qemu_image.img');
 mkdirSync(join(work, 'images'));
-qemuImg('create', '-q', '-f', 'qcow2', qcow2Image, '64M');
+const diskTools = needs('qemu-img', 'qemu-io');
+if (diskTools) writeFileSync(qcow2Image, Buffer.concat([Buffer.from('QFI\xfb', 'latin1'), Buffer.alloc(508)]));
+else qemuImg('create', '-q', '-f', 'qcow2', qcow2Image, '64M');
 
 describe('local Flatcar: Ignition (one generator with the AWS program)', () => {
   const keys = generateHostKeys('fc-test');
@@ -244,7 +251,8 @@ describe('local Flatcar: the QEMU command line', () => {
 });
 
 describe("local Flatcar: disks (real qemu-img; the user's file is never written)", () => {
-  it("the root disk is a qcow2 overlay on the user's image; the data disk is raw of diskGiB", async () => {
+  it("the root disk is a qcow2 overlay on the user's image; the data disk is raw of diskGiB", async (t) => {
+    if (diskTools) return t.skip(diskTools);
     const dir = join(work, 'disks');
     mkdirSync(dir);
     const before = sha256(qcow2Image);
@@ -275,7 +283,8 @@ describe("local Flatcar: disks (real qemu-img; the user's file is never written)
     assert.doesNotMatch(read.stdout, /Pattern verification failed/);
   });
 
-  it("`down` removes the lab's overlay and data disk, never the user's image", async () => {
+  it("`down` removes the lab's overlay and data disk, never the user's image", async (t) => {
+    if (diskTools) return t.skip(diskTools);
     const saved = process.env.LAYERLAB_HOME;
     process.env.LAYERLAB_HOME = join(work, 'down-home');
     try {
@@ -318,7 +327,8 @@ describe('local Flatcar: validation', () => {
     truncateSync(raw, MIN_RAW_IMAGE_BYTES);
     assert.deepEqual(checkUserImage(raw), { format: 'raw' });
     assert.deepEqual(checkUserImage(qcow2Image), { format: 'qcow2' });
-    for (const path of [raw, qcow2Image]) {
+    // qemu-img, where it is installed, agrees.
+    for (const path of diskTools ? [] : [raw, qcow2Image]) {
       const info = JSON.parse(qemuImg('info', '--output=json', path)) as { format: string };
       assert.deepEqual(checkUserImage(path), { format: info.format }, path);
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -10,6 +10,7 @@ import { renderHtml } from '../../lab/report/html.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
 import { NO_CELL, type Report, inline, paragraph, plain, prose, table } from '../../lab/report/model.ts';
 import { dotsSpec } from '../../lab/report/plots.ts';
+import { findOnPath, needs } from './installed.ts';
 import { writeRun } from './run-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-'));
@@ -103,7 +104,7 @@ describe('samples.csv', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = findOnPath('chromium');
 
 describe('report.html', () => {
   it('is self-contained: inline SVG plots (dots and forest), the same tables, no scripts', async () => {
@@ -140,7 +141,7 @@ describe('report.html', () => {
 
   it(
     'renders in headless Chromium with visible plots and no console errors',
-    { skip: !existsSync(CHROMIUM) && `${CHROMIUM} is not installed (apt-get install chromium)` },
+    { skip: CHROMIUM === undefined && needs('chromium') },
     async () => {
       const { chromium } = await import('playwright-core');
       const browser = await chromium.launch({

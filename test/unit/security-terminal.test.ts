@@ -15,6 +15,7 @@ import { samplesCsv } from '../../lab/report/csv.ts';
 import { Progress } from '../../lab/run/progress.ts';
 import { say } from '../../lab/util/log.ts';
 import { HostLog } from '../../lab/util/log.ts';
+import { needs } from './installed.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-terminal-'));
@@ -118,7 +119,7 @@ describe('finding 12: samples.csv is not a formula', () => {
   });
 });
 
-describe('finding 12: .gitignore keeps stack settings and keys out of git', () => {
+describe('finding 12: .gitignore keeps stack settings and keys out of git', { skip: needs('git') }, () => {
   const ignored = (path: string) =>
     spawnSync('git', ['-C', ROOT, 'check-ignore', '-q', '--no-index', path]).status === 0;
 

@@ -149,7 +149,7 @@ describe('hostshare-nfs', () => {
   it(
     'a real nfs-ganesha starts on 127.0.0.1, is recognised by its recorded pid, and stops',
     {
-      skip: !tools ? 'nfs-ganesha or socat not installed (.ci/run installs them)' : !root ? 'needs root' : false,
+      skip: !tools ? 'nfs-ganesha or socat not installed (npm test installs them)' : !root ? 'needs root' : false,
     },
     async () => {
       const dir = join(work, 'vm-a');
