@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { NAME_RE } from '../../definition/schema.js';
+import { NAME_RE } from '../../catalog.js';
 import { errorMessage } from '../../errors.js';
 import { labLockPath, labLockWhat, labsRoot, removeLabStateDir } from '../../paths.js';
 import { lockHolder, withLock } from '../../util/lock.js';

@@ -53,6 +53,7 @@ describe('the controller’s AWS clients use the lab’s region', () => {
       AWS_REGION: 'us-west-2',
       AWS_DEFAULT_REGION: 'us-west-2',
     });
+    // biome-ignore lint/performance/noDelete: assigning undefined would set the string "undefined"
     delete process.env.AWS_PROFILE;
   });
   after(() => {
