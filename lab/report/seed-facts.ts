@@ -6,7 +6,7 @@ import { parseSize } from '../util/size.js';
  * they stand on. Each scenario keeps its seed's facts in
  * lab/scenarios/<name>/seed.ts; the claims quote them from there, the report
  * lists every parameter of a run that differs from the seed's, and
- * test/unit/seed-facts.test.ts checks the words against the articles. Only
+ * test/unit/report/seed-facts.test.ts checks the words against the articles. Only
  * type imports from the record: the scenario registry loads this module.
  */
 

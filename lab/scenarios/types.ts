@@ -24,7 +24,7 @@ export interface ParseResult {
  * A scenario is a folder: guest.sh runs on the host, the parser reads its raw
  * output on the controller, report.ts gives its report section and the seed
  * claims it answers; test/fixtures/<name>/ holds real raw outputs. The run
- * owns the lifecycle (PerfKit's model). test/unit/scenario-registry.test.ts
+ * owns the lifecycle (PerfKit's model). test/unit/scenarios/index.test.ts
  * checks every registered scenario has all of these.
  */
 export interface Scenario<P = unknown> {

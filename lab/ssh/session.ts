@@ -6,7 +6,7 @@ import type { SshConnection } from './transport.js';
 /**
  * What the run needs from one host: the scheduler and the trial executor see
  * only this, so that retry, reconnect, a dead host, Ctrl-C and a full disk are
- * tested against a fake in seconds (test/unit/scheduler.test.ts) and the real
+ * tested against a fake in seconds (test/unit/run/scheduler.test.ts) and the real
  * one is SSH.
  */
 export interface HostSession {

@@ -4,7 +4,7 @@
  * proxy that denies, throttles, drops or holds chosen requests. layerlab
  * itself is a fake here (a copy of the scripts beside a stand-in
  * bin/layerlab.js): what is under test is what the script does with the
- * history. Argument checks and the dry run: test/unit/nightly-script.test.ts.
+ * history. Argument checks and the dry run: test/unit/scripts/nightly.nightly-script.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';

@@ -1,0 +1,349 @@
+/**
+ * Regressions across nights through results/history.sqlite alone (no run
+ * folders): constructed histories with seeded log-normal noise, compared by
+ * `layerlab compare --baseline ...` (compareCommand), the same
+ * family-controlled rank test as the report.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { main } from '../../../lab/cli.ts';
+import { compareCommand } from '../../../lab/commands/compare-runs.ts';
+import { UserError } from '../../../lab/errors.ts';
+import { History } from '../../../lab/history/history.ts';
+import { HISTORY_VERSION } from '../../../lab/history/schema.ts';
+import type { LoadedRun } from '../../../lab/record/load.ts';
+import type { Sample } from '../../../lab/record/samples.ts';
+import { mulberry32 } from '../../../lab/util/rng.ts';
+
+const HOSTS = [
+  { name: 'xfs', profile: 'overlay2-xfs' },
+  { name: 'dm', profile: 'devicemapper-lvm' },
+];
+const MOUNTS = ['layer', 'volume', 'bind'];
+const JOBS = [
+  { job: 'seqwrite', direction: 'write', bw: 200_000 },
+  { job: 'randread', direction: 'read', bw: 40_000 },
+];
+
+interface Night {
+  runId: string;
+  /** Multiplies host xfs's bandwidth (its latency by the inverse): 0.8 is a 20% regression. */
+  xfsFactor?: number;
+  seed: number;
+  reps?: number;
+  cv?: number;
+  failed?: number;
+  target?: string;
+  hosts?: typeof HOSTS;
+  fioSize?: string;
+}
+
+/** One night as `report` hands it to the history: fio bw and clat_p99 per host, mount, job and repetition. */
+function night({
+  runId,
+  xfsFactor = 1,
+  seed,
+  reps = 5,
+  cv = 0.03,
+  failed = 0,
+  target = 'aws',
+  hosts = HOSTS,
+  fioSize = '2G',
+}: Night) {
+  const next = mulberry32(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
+  const samples: Sample[] = [];
+  for (const host of hosts)
+    for (const mount of MOUNTS)
+      for (const { job, direction, bw } of JOBS)
+        for (let rep = 1; rep <= reps; rep++) {
+          const factor = host.name === 'xfs' ? xfsFactor : 1;
+          const value = bw * factor * Math.exp(cv * normal());
+          const base = {
+            run: runId,
+            host: host.name,
+            profile: host.profile,
+            scenario: 'fio',
+            mount,
+            rep,
+            trial: `r${rep}-${host.name}-fio-${mount}`,
+            timestamp: '2026-12-01T02:00:00Z',
+          };
+          samples.push({ ...base, metric: 'bw', value, unit: 'KiB/s', job, direction });
+          samples.push({ ...base, metric: 'clat_p99', value: 1e9 / value, unit: 'us', job, direction });
+        }
+  const trials = hosts.length * MOUNTS.length * reps;
+  return {
+    dir: `/nonexistent/${runId}`,
+    manifest: {
+      runId,
+      startedAt: '2026-12-01T02:00:00Z',
+      gitRevision: 'abc',
+      lab: { name: 'nightly', hosts, scenarios: { fio: { size: fioSize, runtime: 30 } } },
+      inventory: { target },
+    },
+    samples,
+    journal: [],
+    summary: { runId, trials, done: trials - failed, failed, stoppedBy: 'fixed-count', wallSeconds: 3600 },
+    env: new Map(),
+    noise: [],
+  } as unknown as LoadedRun;
+}
+
+const runId = (n: number) => `20261201-02${String(n).padStart(2, '0')}00-nightly-0001`;
+
+describe('regressions across nights, from the history alone', () => {
+  let results: string;
+  const saved = process.env.LAYERLAB_RESULTS;
+  before(() => {
+    results = mkdtempSync(join(tmpdir(), 'layerlab-history-'));
+    process.env.LAYERLAB_RESULTS = results;
+  });
+  after(() => {
+    if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_RESULTS');
+    else process.env.LAYERLAB_RESULTS = saved;
+    rmSync(results, { recursive: true, force: true });
+  });
+
+  /** A fresh history holding these nights, in order. */
+  function history(nights: Night[]): void {
+    rmSync(join(results, 'history.sqlite'), { force: true });
+    rmSync(join(results, 'history.sqlite-wal'), { force: true });
+    rmSync(join(results, 'history.sqlite-shm'), { force: true });
+    const h = History.forResults(results);
+    try {
+      for (const n of nights) h.record(night(n));
+    } finally {
+      h.close();
+    }
+  }
+
+  const json = (out: { output: string }) =>
+    JSON.parse(out.output) as { regressions: number; baselineRuns: string[]; cells: { kind: string; host: string }[] };
+
+  it('flags a 20% regression of one host (exit 1), and only that host', () => {
+    history([
+      { runId: runId(1), seed: 1 },
+      { runId: runId(2), seed: 2, xfsFactor: 0.8 },
+    ]);
+    const out = compareCommand([runId(2)], { baseline: 'last', threshold: '5%', json: true });
+    assert.equal(out.exitCode, 1);
+    const result = json(out);
+    assert.deepEqual(result.baselineRuns, [runId(1)]);
+    const regressed = result.cells.filter((c) => c.kind === 'regression');
+    assert.equal(regressed.length, 12, 'every headline cell of xfs: 3 mounts x 2 jobs x (bw, clat_p99)');
+    assert.ok(
+      regressed.every((c) => c.host === 'xfs'),
+      'only xfs regressed',
+    );
+    const md = compareCommand([runId(2)], { baseline: 'last', threshold: '5%' });
+    assert.match(md.output, /\*\*12 regression\(s\)\*\* worse by more than 5%/);
+    assert.match(md.output, /\*\*REGRESSION\*\* new is 2\d% lower — worse/);
+  });
+
+  it('does not flag a 3% regression at --threshold 5%, even where the test claims it', () => {
+    history([
+      { runId: runId(1), seed: 3, cv: 0.005 },
+      { runId: runId(2), seed: 4, cv: 0.005, xfsFactor: 0.97 },
+    ]);
+    const out = compareCommand([runId(2)], { baseline: 'last', threshold: '5%', json: true });
+    assert.equal(out.exitCode, 0);
+    const cells = json(out).cells;
+    assert.equal(cells.filter((c) => c.kind === 'regression').length, 0);
+    assert.ok(
+      cells.filter((c) => c.kind === 'within-threshold').length > 0,
+      'with this little noise the 3% is claimed, and kept below the threshold',
+    );
+    // Without a threshold the same claimed 3% is a regression.
+    assert.equal(compareCommand([runId(2)], { baseline: 'last', json: true }).exitCode, 1);
+  });
+
+  it('ten A/A nights, each against the night before: nothing flagged', () => {
+    history(Array.from({ length: 11 }, (_, i) => ({ runId: runId(i + 1), seed: 100 + i })));
+    for (let n = 2; n <= 11; n++) {
+      const out = compareCommand([runId(n)], { baseline: 'last', threshold: '5%', json: true });
+      assert.equal(out.exitCode, 0, `night ${n}`);
+      assert.deepEqual(json(out).baselineRuns, [runId(n - 1)]);
+    }
+  });
+
+  it('takes the last good run of the same setup: failed, other-target, other-hosts and other-parameter runs are skipped', () => {
+    history([
+      { runId: runId(1), seed: 1 },
+      { runId: runId(2), seed: 2, failed: 1 },
+      { runId: runId(3), seed: 3, target: 'static' },
+      { runId: runId(4), seed: 4, hosts: [HOSTS[0] as (typeof HOSTS)[0]] },
+      { runId: runId(5), seed: 5, fioSize: '8M' },
+      { runId: runId(6), seed: 6 },
+    ]);
+    assert.deepEqual(json(compareCommand([runId(6)], { baseline: 'last', json: true })).baselineRuns, [runId(1)]);
+    // --lab alone means its newest run.
+    assert.deepEqual(json(compareCommand([], { baseline: 'last', lab: 'nightly', json: true })).baselineRuns, [
+      runId(1),
+    ]);
+    // A named baseline is taken whatever its setup.
+    assert.deepEqual(json(compareCommand([runId(6)], { baseline: runId(3), json: true })).baselineRuns, [runId(3)]);
+  });
+
+  it('nights:N pools the repetitions of the last N good runs', () => {
+    history([1, 2, 3, 4].map((n) => ({ runId: runId(n), seed: n })));
+    const out = json(compareCommand([runId(4)], { baseline: 'nights:3', json: true }));
+    assert.deepEqual(out.baselineRuns, [runId(3), runId(2), runId(1)]);
+    const cell = (out.cells as unknown as { nBaseline: number; nNew: number }[])[0];
+    assert.deepEqual([cell?.nNew, cell?.nBaseline], [5, 15]);
+  });
+
+  it('the first night has no baseline: exit 0, and says so', () => {
+    history([{ runId: runId(1), seed: 1 }]);
+    const out = compareCommand([runId(1)], { baseline: 'last' });
+    assert.equal(out.exitCode, 0);
+    assert.match(
+      out.output,
+      /no earlier good run of lab nightly with target aws, hosts .* and the same scenario parameters .*this run is the baseline of the next/,
+    );
+  });
+
+  it('writes the run for github-action-benchmark, one file per direction', () => {
+    history([{ runId: runId(1), seed: 1 }]);
+    const dir = join(results, 'benchmark');
+    compareCommand([runId(1)], { baseline: 'last', benchmarkDir: dir });
+    const bigger = JSON.parse(readFileSync(join(dir, 'bigger-is-better.json'), 'utf8'));
+    const smaller = JSON.parse(readFileSync(join(dir, 'smaller-is-better.json'), 'utf8'));
+    assert.equal(bigger.length, 12);
+    assert.equal(smaller.length, 12);
+    const entry = bigger.find((e: { name: string }) => e.name === 'fio/xfs/volume/seqwrite/write/bw');
+    assert.deepEqual(Object.keys(entry), ['name', 'unit', 'value', 'range', 'extra']);
+    assert.equal(entry.unit, 'KiB/s');
+    assert.ok(Math.abs(entry.value / 200_000 - 1) < 0.1, 'the median of its five repetitions');
+    assert.match(entry.range, /^± \d/);
+  });
+
+  it('through the CLI: exit 1 for a regression, 0 for none, 2 for bad input', async () => {
+    history([
+      { runId: runId(1), seed: 1 },
+      { runId: runId(2), seed: 2, xfsFactor: 0.8 },
+      { runId: runId(3), seed: 3, xfsFactor: 0.8 },
+    ]);
+    const write = process.stdout.write;
+    process.stdout.write = () => true;
+    try {
+      const layerlab = (...args: string[]) => main(['node', 'layerlab', 'compare', ...args]);
+      assert.equal(await layerlab('--baseline', 'last', '--threshold', '5%', runId(2)), 1);
+      // Night 2 was flagged, so night 3 is compared with night 1: the regression stays visible.
+      assert.equal(await layerlab('--baseline', 'last', '--lab', 'nightly', '--threshold', '5%'), 1, 'night 3 vs 1');
+      assert.equal(await layerlab('--baseline', runId(2), '--lab', 'nightly', '--threshold', '5%'), 0, 'night 3 vs 2');
+      assert.equal(await layerlab('--baseline', 'last', '--threshold', 'five', runId(2)), 2);
+      assert.equal(await layerlab('--baseline', 'nights:0', runId(2)), 2);
+    } finally {
+      process.stdout.write = write;
+      process.exitCode = 0;
+    }
+  });
+
+  it('refuses bad input with exit 2 (UserError) before reading anything', () => {
+    history([{ runId: runId(1), seed: 1 }]);
+    const refuses = (refs: string[], opts: Parameters<typeof compareCommand>[1], message: RegExp) =>
+      assert.throws(
+        () => compareCommand(refs, opts),
+        (err: unknown) => err instanceof UserError && message.test(err.message),
+      );
+    refuses([runId(1)], { baseline: 'yesterday' }, /--baseline: expected last, nights:N/);
+    refuses([runId(1)], { baseline: 'last', threshold: '5' }, /--threshold: expected a percentage/);
+    refuses([runId(1)], { baseline: 'last', threshold: '150%' }, /--threshold/);
+    refuses([runId(2)], { baseline: 'last' }, /is not in .*history\.sqlite; `layerlab report/);
+    refuses([], { baseline: 'last' }, /name the new run, or --lab/);
+    refuses([runId(1)], { baseline: 'last', lab: 'other' }, /is of lab nightly, not --lab other/);
+    refuses([runId(1)], { baseline: runId(9) }, /no such run/);
+    refuses([runId(1)], {}, /give two runs/);
+  });
+});
+
+describe('history.sqlite versions', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'layerlab-history-v-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrates a version-1 file (0cbdd09 and before) in place: host sets come from its samples', () => {
+    const path = join(dir, 'v1.sqlite');
+    const db = new Database(path);
+    // The schema as lab/history/history.ts created it up to 0cbdd09.
+    db.exec(`
+      CREATE TABLE runs (run_id TEXT PRIMARY KEY, lab TEXT NOT NULL, started_at TEXT, git_revision TEXT, target TEXT,
+        trials INTEGER, done INTEGER, failed INTEGER, wall_seconds REAL, stopped_by TEXT);
+      CREATE TABLE samples (run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+        host TEXT, profile TEXT, scenario TEXT, mount TEXT, rep INTEGER, trial TEXT,
+        metric TEXT, value REAL, unit TEXT, timestamp TEXT, labels TEXT);
+      CREATE INDEX samples_run ON samples(run_id);`);
+    const insertRun = db.prepare(
+      "INSERT INTO runs VALUES (?, 'nightly', NULL, 'abc', 'aws', 30, 30, 0, 60, 'fixed-count')",
+    );
+    const insertSample = db.prepare(
+      "INSERT INTO samples VALUES (?, ?, ?, 'fio', 'volume', ?, 't', 'bw', ?, 'KiB/s', 't0', '{\"job\":\"seqwrite\",\"direction\":\"write\"}')",
+    );
+    for (const id of [runId(1), runId(2)]) {
+      insertRun.run(id);
+      for (let rep = 1; rep <= 5; rep++) {
+        insertSample.run(id, 'xfs', 'overlay2-xfs', rep, 100 + rep);
+        insertSample.run(id, 'dm', 'devicemapper-lvm', rep, 50 + rep);
+      }
+    }
+    db.close();
+
+    const h = new History(path);
+    try {
+      const [first, second] = h.runs('nightly');
+      assert.equal(first?.hosts, '{"dm":"devicemapper-lvm","xfs":"overlay2-xfs"}');
+      assert.equal(first?.scenarios, null);
+      assert.deepEqual(
+        h.earlierGoodRuns(second as NonNullable<typeof second>).map((r) => r.run_id),
+        [runId(1)],
+      );
+      assert.deepEqual(
+        h.samples(runId(1))[0],
+        {
+          run: runId(1),
+          host: 'xfs',
+          profile: 'overlay2-xfs',
+          scenario: 'fio',
+          mount: 'volume',
+          rep: 1,
+          trial: 't',
+          metric: 'bw',
+          value: 101,
+          unit: 'KiB/s',
+          timestamp: 't0',
+          job: 'seqwrite',
+          direction: 'write',
+        },
+        'a sample reads back as samples.ndjson had it',
+      );
+      // A new night lands beside the migrated ones.
+      h.record(night({ runId: runId(3), seed: 1 }));
+      assert.equal(h.runs('nightly').length, 3);
+    } finally {
+      h.close();
+    }
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.pragma('user_version', { simple: true }), HISTORY_VERSION);
+    check.close();
+  });
+
+  it('refuses a file written by a newer layerlab, naming both versions', () => {
+    const path = join(dir, 'future.sqlite');
+    const db = new Database(path);
+    db.exec('CREATE TABLE runs (run_id TEXT PRIMARY KEY)');
+    db.pragma(`user_version = ${HISTORY_VERSION + 1}`);
+    db.close();
+    assert.throws(
+      () => new History(path),
+      (err: unknown) =>
+        err instanceof UserError &&
+        err.message.includes(`history version ${HISTORY_VERSION + 1}`) &&
+        err.message.includes(`up to version ${HISTORY_VERSION}`),
+    );
+    assert.ok(existsSync(path), 'the file is left as it was');
+  });
+});

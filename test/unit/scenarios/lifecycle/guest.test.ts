@@ -1,0 +1,95 @@
+/**
+ * The lifecycle scenario's guest script, run by the local bash against a fake
+ * engine and a fake `du`: the disk use it measures between phases is counted
+ * again when the data root changed under du (Podman removes a stopped
+ * container's files after `stop` returns; CI failed on it), and a measurement
+ * that keeps failing stops the script with the reason instead of writing an
+ * empty field and exiting 0.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const GUEST = resolve(import.meta.dirname, '..', '..', '..', '..', 'lab', 'scenarios', 'lifecycle', 'guest.sh');
+const work = mkdtempSync(join(tmpdir(), 'layerlab-lifecycle-guest-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const bin = join(work, 'bin');
+const dataRoot = join(work, 'data-root');
+mkdirSync(bin);
+mkdirSync(dataRoot);
+const fake = (name: string, body: string) => {
+  writeFileSync(join(bin, name), `#!/bin/bash\n${body}\n`);
+  chmodSync(join(bin, name), 0o755);
+};
+// An engine that answers what guest.sh asks and does nothing else.
+fake(
+  'docker',
+  `case "$1:$*" in
+  info:*Driver*) echo overlay2 ;;
+  info:*) echo "$FAKE_ROOT" ;;
+  system:*) printf 'Images\\t17.2MB\\nContainers\\t2B\\nLocal Volumes\\t0B\\n' ;;
+  run:*) echo 0123abcd ;;
+  inspect:*) echo "/c SizeRw=2 SizeRootFs=17200000" ;;
+esac`,
+);
+// du fails as it did in the guest until it has been called DU_FAILURES times.
+fake(
+  'du',
+  `n=$(( $(cat "$DU_COUNT" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$DU_COUNT"
+if [ "$n" -le "$DU_FAILURES" ]; then echo "du: fts_read failed: $FAKE_ROOT/overlay: No such file or directory" >&2; exit 1; fi
+printf '28704768\\t%s\\n' "$FAKE_ROOT"`,
+);
+fake('sleep', 'exit 0');
+
+/** Runs guest.sh for two containers; du fails its first `duFailures` calls. */
+function runGuest(duFailures: number) {
+  const out = mkdtempSync(join(work, 'out-'));
+  const result = spawnSync('bash', [GUEST], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      FAKE_ROOT: dataRoot,
+      DU_COUNT: join(out, 'du-count'),
+      DU_FAILURES: String(duFailures),
+      LL_ENGINE: 'docker',
+      LL_LAB: 'lab1',
+      LL_OUT: out,
+      LL_TRIAL: 't1',
+      LL_IMAGE_SHELL: 'layerlab/shell:1',
+      // No LL_IMAGE_CHURN: without churn the lab loads no churn image (lifecycle's toolImagesFor).
+      LL_P_CONTAINERS: '2',
+      LL_P_CHURN_CONTAINERS: '0',
+      LL_P_IMAGE: 'small',
+    },
+  });
+  const tsv = readFileSync(join(out, 'lifecycle.tsv'), 'utf8').trim().split('\n');
+  return { status: result.status, stderr: result.stderr, rows: tsv.slice(1).map((line) => line.split('\t')) };
+}
+
+describe('lifecycle guest.sh: disk use between phases', () => {
+  it('du failing while the tree changes is counted again: every phase has its byte count', () => {
+    const { status, stderr, rows } = runGuest(3);
+    assert.equal(status, 0, stderr);
+    assert.equal(stderr.match(/fts_read failed.*; counting again/g)?.length, 3, `each retry said why: ${stderr}`);
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      ['start', 'run', 'inspect', 'stop', 'rm'],
+    );
+    assert.ok(
+      rows.every((r) => r[3] === '28704768'),
+      `data_root_bytes in every row: ${JSON.stringify(rows)}`,
+    );
+  });
+
+  it('du failing every time stops the script, non-zero, with du’s own message; no row with an empty count', () => {
+    const { status, stderr, rows } = runGuest(1000);
+    assert.notEqual(status, 0, 'the trial fails');
+    assert.match(stderr, /du of the data root .* failed 5 times, the last: du: fts_read failed/);
+    assert.deepEqual(rows, [], 'nothing measured, nothing written');
+  });
+});
