@@ -6,7 +6,7 @@ import { TRIAL_META_KEYS, type TrialMeta } from '../record/schemas.js';
 import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import { readGuestJson } from '../util/guest-json.js';
-import { printable } from '../util/safe-text.js';
+import { printable, quoted, visible } from '../util/safe-text.js';
 
 /** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
 export function trialMeta(value: Record<string, unknown>): TrialMeta {
@@ -39,15 +39,18 @@ export function parseTrialOutput(dir: string, trial: Trial, runId: string): Tria
   } else failures.push('no meta.json from the guest');
   if (meta && meta.exit_status !== '0') {
     const stderr = readTail(join(dir, 'guest.stderr'));
-    failures.push(`guest script exited with ${meta.exit_status}${stderr ? `: ${stderr}` : ''}`);
+    failures.push(`guest script exited with ${visible(meta.exit_status)}${stderr ? `: ${stderr}` : ''}`);
   }
   const rawPath = join(dir, scenario.rawFile);
   let parsed: ParseResult = { values: [], failures: [] };
   if (existsSync(rawPath)) parsed = scenario.parse(readFileSync(rawPath, 'utf8'));
   else failures.push(`no ${scenario.rawFile} in the trial output`);
-  failures.push(...parsed.failures);
+  // The parser's complaints and labels quote the raw output, which the guest wrote (a fio job
+  // name is anything): control characters are shown as escapes from here on, in samples.ndjson,
+  // the journal, the history and every report (the renderers escape again for their context).
+  failures.push(...parsed.failures.map(visible));
   const end = meta?.end ? Number(meta.end) : Number.NaN;
-  if (meta && !Number.isFinite(end)) failures.push(`meta.json: end ${JSON.stringify(meta.end)} is not a time`);
+  if (meta && !Number.isFinite(end)) failures.push(`meta.json: end ${quoted(meta.end)} is not a time`);
   const timestamp = new Date(Number.isFinite(end) ? end * 1000 : Date.now()).toISOString();
   const samples: Sample[] = parsed.values.map((v) => ({
     run: runId,
@@ -61,7 +64,7 @@ export function parseTrialOutput(dir: string, trial: Trial, runId: string): Tria
     value: v.value,
     unit: v.unit,
     timestamp,
-    ...v.labels,
+    ...Object.fromEntries(Object.entries(v.labels).map(([key, label]) => [visible(key), visible(label)])),
   }));
   const seconds = Number(meta?.end) - Number(meta?.start);
   const guestSeconds = Number.isFinite(seconds) ? seconds : undefined;

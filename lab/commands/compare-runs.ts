@@ -11,6 +11,7 @@ import { resolveRunDir } from '../record/layout.js';
 import { loadRun } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
 import { scenarioMetric } from '../scenarios/index.js';
+import { jsonText, markdownText } from '../util/safe-text.js';
 import { checkCliName, checkRunRef } from './context.js';
 
 export interface CompareOptions {
@@ -91,14 +92,14 @@ export function formatDeltas(oldId: string, newId: string, deltas: readonly RunD
 function writeBenchmark(dir: string, samples: readonly Sample[], runId: string): void {
   const { bigger, smaller } = benchmarkEntries(samples, runId, scenarioMetric);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'bigger-is-better.json'), `${JSON.stringify(bigger, null, 2)}\n`);
-  writeFileSync(join(dir, 'smaller-is-better.json'), `${JSON.stringify(smaller, null, 2)}\n`);
+  writeFileSync(join(dir, 'bigger-is-better.json'), `${jsonText(bigger, 2)}\n`);
+  writeFileSync(join(dir, 'smaller-is-better.json'), `${jsonText(smaller, 2)}\n`);
 }
 
 function render(sides: Sides, deltas: readonly RunDelta[], threshold: number, json: boolean | undefined): string {
   const envChanges = sides.envChanges ?? [];
   return json
-    ? `${JSON.stringify({ ...deltasJson(sides.names, deltas, threshold), environmentChanges: envChanges }, null, 2)}\n`
+    ? `${jsonText({ ...deltasJson(sides.names, deltas, threshold), environmentChanges: envChanges }, 2)}\n`
     : deltasMarkdown({ baseline: sides.names.baseline, now: sides.names.now }, deltas, threshold, envChanges);
 }
 
@@ -124,7 +125,9 @@ function noBaseline(history: History, run: HistoryRun, threshold: number, opts: 
   const json = { run: run.run_id, baseline: null, baselineRuns: [], threshold, regressions: 0, cells: [], note: why };
   return {
     exitCode: 0,
-    output: opts.json ? `${JSON.stringify(json, null, 2)}\n` : `# layerlab compare: ${run.run_id}\n\n${why}.\n`,
+    output: opts.json
+      ? `${jsonText(json, 2)}\n`
+      : `# layerlab compare: ${markdownText(run.run_id)}\n\n${markdownText(why)}.\n`,
   };
 }
 

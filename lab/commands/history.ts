@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { History, type HistoryRun } from '../history/history.js';
 import { resultsRoot } from '../paths.js';
+import { visible } from '../util/safe-text.js';
 import { checkCliName, checkRunRef } from './context.js';
 
 /** What a nightly comparison said of a run, and whether a person accepted it. */
@@ -20,9 +21,18 @@ export function historyCommand(opts: { lab?: string }): void {
     process.stdout.write('run | lab | git | trials done/failed | samples | wall | ended by | nightly verdict\n');
     for (const r of runs) {
       const wall = r.wall_seconds === null ? '?' : `${Math.round(r.wall_seconds)} s`;
-      process.stdout.write(
-        `${r.run_id} | ${r.lab} | ${r.git_revision ?? '?'} | ${r.done ?? '?'}/${r.failed ?? '?'} | ${r.samples} | ${wall} | ${r.stopped_by ?? '?'} | ${verdict(r)}\n`,
-      );
+      // The history can come from a shared bucket: its text is shown, never run by the terminal.
+      const fields = [
+        r.run_id,
+        r.lab,
+        r.git_revision ?? '?',
+        `${r.done ?? '?'}/${r.failed ?? '?'}`,
+        String(r.samples),
+        wall,
+        r.stopped_by ?? '?',
+        verdict(r),
+      ];
+      process.stdout.write(`${fields.map(visible).join(' | ')}\n`);
     }
     if (!runs.length) process.stdout.write('(no runs recorded yet)\n');
   } finally {
@@ -45,7 +55,7 @@ export function historyAcceptCommand(ref: string, now: Date = new Date()): strin
     const run = history.run(id);
     if (!run) throw new UserError(`history accept: run ${id} is not in ${path} (\`layerlab history\` lists them)`);
     history.accept(id, now.toISOString());
-    const message = `accepted ${id} as the baseline of lab ${run.lab}: later nights are compared with it and the runs after it\n`;
+    const message = `accepted ${id} as the baseline of lab ${visible(run.lab)}: later nights are compared with it and the runs after it\n`;
     process.stdout.write(message);
     return message;
   } finally {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { SCENARIO_NAMES, getScenario } from '../scenarios/index.js';
+import { jsonText, visible } from '../util/safe-text.js';
 
 /** `layerlab parse <scenario> <raw-file>`: samples as NDJSON on stdout, failures on stderr. */
 export async function parseCommand(scenarioName: string, file: string): Promise<number> {
@@ -16,9 +17,10 @@ export async function parseCommand(scenarioName: string, file: string): Promise<
   const result = scenario.parse(raw);
   for (const v of result.values) {
     process.stdout.write(
-      `${JSON.stringify({ scenario: scenario.name, metric: v.metric, value: v.value, unit: v.unit, ...v.labels })}\n`,
+      `${jsonText({ scenario: scenario.name, metric: v.metric, value: v.value, unit: v.unit, ...v.labels })}\n`,
     );
   }
-  for (const f of result.failures) process.stderr.write(`failed: ${f}\n`);
+  // A failure can quote the raw output (a fio job name): shown, never run by the terminal.
+  for (const f of result.failures) process.stderr.write(`failed: ${visible(f)}\n`);
   return result.failures.length ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import { type Comparison, decideFamily, testPair } from '../analyze/verdict.js';
 import type { Sample } from '../record/samples.js';
 import { SCENARIOS, type ScenarioName } from '../scenarios/index.js';
 import type { MetricSpec } from '../scenarios/types.js';
+import { markdownLineStart, markdownText } from '../util/safe-text.js';
 
 /**
  * What one cell did between the baseline and the new run:
@@ -112,8 +113,10 @@ export function deltasMarkdown(
   envChanges: readonly string[] = [],
 ): string {
   const count = (k: DeltaKind) => deltas.filter((d) => d.kind === k).length;
+  // Names, labels and env values come from guests (a fio job name is anything): text, never markup.
+  const md = markdownText;
   const lines = [
-    `# layerlab compare: ${names.now} (new) vs ${names.baseline} (baseline)`,
+    `# layerlab compare: ${md(names.now)} (new) vs ${md(names.baseline)} (baseline)`,
     '',
     ...environmentNote(envChanges),
     `${deltas.length} cells: **${count('regression')} regression(s)**${threshold > 0 ? ` worse by more than ${pct(threshold)}, ${count('within-threshold')} worse by at most ${pct(threshold)}` : ''}, ${count('improvement')} improvement(s), ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with not enough runs.`,
@@ -125,7 +128,7 @@ export function deltasMarkdown(
   for (const d of sorted) {
     const flag = d.kind === 'regression' ? '**REGRESSION** ' : '';
     lines.push(
-      `| ${d.scenario} | ${d.host} | ${d.mount} | ${d.series} | ${d.metric.name} (${d.metric.better} is better) | ${d.result.nA}/${d.result.nB} | ${flag}${d.result.text} |`,
+      `| ${md(d.scenario)} | ${md(d.host)} | ${md(d.mount)} | ${md(d.series)} | ${md(d.metric.name)} (${d.metric.better} is better) | ${d.result.nA}/${d.result.nB} | ${flag}${md(d.result.text)} |`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -140,7 +143,7 @@ function environmentNote(changes: readonly string[]): string[] {
   return [
     `**The environment changed since the baseline** (${changes.length} field(s)); differences below may come from it, not from storage. Once checked, \`layerlab history accept <run>\` makes this night the baseline.`,
     '',
-    ...changes.map((c) => `- ${c}`),
+    ...changes.map((c) => `- ${markdownLineStart(markdownText(c))}`),
     '',
   ];
 }

@@ -1,19 +1,19 @@
+import { htmlText } from '../util/safe-text.js';
 import { type Block, type Cell, type Inline, type ListItem, type Report, type Section, claimItem } from './model.js';
 import { renderSvg } from './plots.js';
 
 /**
  * report.html from the report model: self-contained (inline SVG plots drawn
  * at report time, inline CSS, no scripts). The same sections, tables, lists
- * and claims as report.md, plus the figures.
+ * and claims as report.md, plus the figures. Every text goes through
+ * lab/util/safe-text's htmlText: a guest's name is never markup, and its
+ * control characters show as escapes.
  */
-
-const escapeHtml = (s: string) =>
-  s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 function inlineHtml(text: Inline): string {
   return text
     .map((run) => {
-      const t = escapeHtml(run.text);
+      const t = htmlText(run.text);
       const coded = run.code ? `<code>${t}</code>` : t;
       return run.bold ? `<strong>${coded}</strong>` : coded;
     })
@@ -74,7 +74,7 @@ export async function renderHtml(report: Report): Promise<string> {
   const sections: string[] = [];
   for (const section of report.sections) sections.push(await sectionHtml(section));
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(report.title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${htmlText(report.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body>
 ${sections.join('\n')}

@@ -1,3 +1,4 @@
+import { markdownCode, markdownLineStart, markdownText } from '../util/safe-text.js';
 import { type Block, type Cell, type Inline, type ListItem, type Report, type Section, claimItem } from './model.js';
 
 /**
@@ -5,33 +6,36 @@ import { type Block, type Cell, type Inline, type ListItem, type Report, type Se
  * job summary. Blocks are separated by a blank line; figures are HTML-only.
  */
 
-/** Text in a Markdown table cell: a '|' would end the cell, a line break the row. */
-const escapeCell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-
-/** Inline runs as Markdown; in a table cell, a '|' or a line break in the text would break the row. */
+/**
+ * Inline runs as Markdown. A plain run is text, never markup (it can hold a
+ * guest's fio job name or stderr): lab/util/safe-text escapes it for Markdown,
+ * and in a table cell a '|' in a code span too.
+ */
 function inlineMd(text: Inline, inCell = false): string {
   return text
     .map((run) => {
-      const t = inCell ? escapeCell(run.text) : run.text;
-      const coded = run.code ? `\`${t}\`` : t;
+      const coded = run.code ? markdownCode(run.text, inCell) : markdownText(run.text);
       return run.bold ? `**${coded}**` : coded;
     })
     .join('');
 }
+
+/** Inline runs that begin a line (a paragraph line, a list item, a heading): no heading, quote or list from the text. */
+const lineMd = (text: Inline) => markdownLineStart(inlineMd(text));
 
 /** A row: "| a | b |"; a cell with no content at all is a single space ("| |"). */
 const row = (cells: readonly Cell[]) =>
   `|${cells.map((c) => (c === null ? ' ' : ` ${inlineMd(c, true)} `)).join('|')}|`;
 
 function listMd(items: readonly ListItem[]): string {
-  return items.flatMap((i) => [`- ${inlineMd(i.text)}`, ...i.items.map((sub) => `  - ${inlineMd(sub)}`)]).join('\n');
+  return items.flatMap((i) => [`- ${lineMd(i.text)}`, ...i.items.map((sub) => `  - ${lineMd(sub)}`)]).join('\n');
 }
 
 /** A block's Markdown, or undefined for what report.md does not show (figures). */
 function blockMd(block: Block): string | undefined {
   switch (block.kind) {
     case 'paragraph':
-      return block.lines.map((line) => inlineMd(line)).join('\n');
+      return block.lines.map(lineMd).join('\n');
     case 'table':
       return [
         row(block.header),
@@ -48,7 +52,7 @@ function blockMd(block: Block): string | undefined {
 }
 
 function sectionMd(section: Section): string[] {
-  const heading = `${'#'.repeat(section.level)} ${inlineMd(section.title)}`;
+  const heading = `${'#'.repeat(section.level)} ${lineMd(section.title)}`;
   return [heading, ...section.blocks.map(blockMd).filter((b) => b !== undefined)];
 }
 

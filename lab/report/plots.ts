@@ -4,6 +4,7 @@ import { seriesOf } from '../analyze/comparison-rows.js';
 import { NO_MOUNT } from '../catalog.js';
 import type { Sample } from '../record/samples.js';
 import type { MetricSpec } from '../scenarios/types.js';
+import { visible } from '../util/safe-text.js';
 
 /** Renders a Vega-Lite spec to SVG in Node (no browser, no canvas). */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
@@ -30,8 +31,9 @@ export function dotsSpec(samples: readonly Sample[], metric: MetricSpec, mounts:
   const values = samples
     .filter((s) => s.metric === metric.name)
     .map((s) => ({
-      series: seriesOf(s),
-      host: `${s.host} (${s.profile})`,
+      // Vega escapes markup in the SVG's text, not control characters: those are shown as escapes here.
+      series: visible(seriesOf(s)),
+      host: visible(`${s.host} (${s.profile})`),
       mount: s.mount,
       value: s.value,
       rep: s.rep,
@@ -99,7 +101,9 @@ export function forestSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
   const values = rows
     .filter((r) => r.result.ratio !== undefined && (r.result.lo ?? 0) > 0 && Number.isFinite(r.result.hi))
     .map((r) => ({
-      label: `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'profile' ? ` (${r.within})` : ` on ${r.within}`}`,
+      label: visible(
+        `${r.series} ${r.metric.name}: ${r.a} / ${r.b}${r.axis === 'profile' ? ` (${r.within})` : ` on ${r.within}`}`,
+      ),
       ratio: r.result.ratio,
       lo: r.result.lo,
       hi: r.result.hi,

@@ -225,10 +225,10 @@ describe('one report model, two renderers', () => {
     assert.equal(
       renderMarkdown(model),
       [
-        '# a <title>',
+        '# a \\<title\\>',
         '',
         'intro with `code` and **bold**',
-        'second line: `not code` | **not bold**',
+        'second line: \\`not code\\` \\| \\*\\*not bold\\*\\*',
         '',
         '- **a** one',
         '  - e1',

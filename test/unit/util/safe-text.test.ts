@@ -15,6 +15,14 @@ import { samplesCsv } from '../../../lab/report/csv.ts';
 import { Progress } from '../../../lab/run/progress.ts';
 import { say } from '../../../lab/util/log.ts';
 import { HostLog } from '../../../lab/util/log.ts';
+import {
+  htmlText,
+  jsonText,
+  markdownCode,
+  markdownLineStart,
+  markdownText,
+  visible,
+} from '../../../lab/util/safe-text.ts';
 import { needs } from '../installed.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -102,7 +110,7 @@ describe('finding 12: samples.csv is not a formula', () => {
   };
   const row = (labels: Record<string, string | number>) => samplesCsv([{ ...base, ...labels }]).split('\n')[1] ?? '';
 
-  for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+  for (const start of ['=', '+', '-', '@']) {
     it(`a text cell starting with ${JSON.stringify(start)} gets a leading quote inside a quoted field`, () => {
       const payload = `${start}HYPERLINK("http://x","y")`;
       const line = samplesCsv([{ ...base, job: payload }]);
@@ -110,6 +118,17 @@ describe('finding 12: samples.csv is not a formula', () => {
         line.includes(`"'${payload.replaceAll('"', '""')}"`),
         `neutralised: ${JSON.stringify(line.split('\n')[1])}`,
       );
+    });
+  }
+
+  for (const [start, shown] of [
+    ['\t', '\\t'],
+    ['\r', '\\r'],
+  ]) {
+    it(`a text cell starting with ${JSON.stringify(start)} shows it as ${shown}: no control character, no formula`, () => {
+      const line = row({ job: `${start}=HYPERLINK("http://x","y")` });
+      assert.ok(line.endsWith(`,"${shown}=HYPERLINK(""http://x"",""y"")"`), `shown, not run: ${JSON.stringify(line)}`);
+      assert.doesNotMatch(line, CONTROL, JSON.stringify(line));
     });
   }
 
@@ -132,5 +151,54 @@ describe('finding 12: .gitignore keeps stack settings and keys out of git', { sk
   it("covers the static inventory example's key folder", () => {
     assert.ok(ignored('keys/lab_ed25519'), 'keys/ (README example) is ignored');
     assert.ok(ignored('inventories/keys/lab_ed25519'), 'a keys/ folder beside an inventory too');
+  });
+});
+
+describe('issue 35 N2: one escaping function per output context', () => {
+  it('visible: every control character as its escape, the words kept', () => {
+    assert.equal(visible('a\x1b[31mb\x07\n\t\r\x7f\x9b\u202ec'), 'a\\x1b[31mb\\x07\\n\\t\\r\\x7f\\x9b\\u202ec');
+    assert.equal(visible('plain 6.1.0-amd64 ü'), 'plain 6.1.0-amd64 ü', 'printable text is left alone');
+  });
+
+  it('markdownText: markup characters escaped, a word-inner underscore kept', () => {
+    assert.equal(
+      markdownText('a|b `c` *d* _e_ <f> [g](h) ~i~ &amp; \\ clat_p99'),
+      'a\\|b \\`c\\` \\*d\\* \\_e\\_ \\<f\\> \\[g\\](h) \\~i\\~ \\&amp; \\\\ clat_p99',
+    );
+    assert.equal(markdownText('\x1b[1m'), '\\\\x1b\\[1m', 'a control character shows as its escape, backslash kept');
+  });
+
+  it('markdownCode: a fence longer than any backtick run; a pipe escaped in a table cell', () => {
+    assert.equal(markdownCode('a`b'), '``a`b``');
+    assert.equal(markdownCode('`x'), '`` `x ``', 'padded when the text starts with a backtick');
+    assert.equal(markdownCode('a|b', true), '`a\\|b`');
+    assert.equal(markdownCode('a|b'), '`a|b`');
+  });
+
+  it('markdownLineStart: a line cannot become a heading, quote, list or rule', () => {
+    for (const [line, escaped] of [
+      ['# h', '\\# h'],
+      ['> q', '\\> q'],
+      ['- l', '\\- l'],
+      ['+ l', '\\+ l'],
+      ['===', '\\==='],
+      ['1. o', '1\\. o'],
+      ['2) o', '2\\) o'],
+      ['a # b', 'a # b'],
+    ] as const) {
+      assert.equal(markdownLineStart(line), escaped, line);
+    }
+  });
+
+  it('htmlText: entities for markup, escapes for control characters', () => {
+    assert.equal(htmlText('<a href="x">&\x1b</a>'), '&lt;a href=&quot;x&quot;&gt;&amp;\\x1b&lt;/a&gt;');
+  });
+
+  it('jsonText: the same JSON value, with DEL, C1 and bidi marks escaped', () => {
+    const value = { name: 'a\x1b\x9b\x7f\u202eb' };
+    const text = jsonText(value);
+    assert.doesNotMatch(text, CONTROL, text);
+    assert.doesNotMatch(text, /\u202e/, text);
+    assert.deepEqual(JSON.parse(text), value, 'parses back to the value');
   });
 });
