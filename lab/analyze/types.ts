@@ -50,9 +50,45 @@ export interface ComparisonRow {
   result: Comparison;
 }
 
+/** drift: the values moved with their trials' position in the run; too-few-trials: n cannot show it. */
+export type DriftVerdict = 'drift' | 'no-drift' | 'too-few-trials';
+
+/**
+ * Does one cell's value drift with its trial's position in the run? Kendall's
+ * rank correlation of value against position (order-effects.ts), p controlled
+ * across the report's cells like the comparisons (a family of its own).
+ */
+export interface OrderEffect {
+  host: string;
+  mount: string;
+  series: string;
+  metric: MetricSpec;
+  /** Values tested. */
+  n: number;
+  /** Distinct trial positions they came from (what decides whether a drift can be shown at all). */
+  trials: number;
+  /**
+   * Where the positions come from: the journal (the order trials ran in), or
+   * — when the journal lacks one of the cell's trials — the repetition
+   * number, the order the plan runs a cell's trials in.
+   */
+  order: 'journal' | 'repetition';
+  /** Kendall's tau-b of value against position: above 0, the value rose over the run. */
+  tau?: number;
+  /** Two-sided p of "no drift" (exact at these sizes). */
+  p?: number;
+  /** p adjusted over the report's testable cells (Benjamini–Hochberg); the verdict reads this. */
+  q?: number;
+  /** How many cells the family held. */
+  family?: number;
+  verdict: DriftVerdict;
+}
+
 export interface ScenarioAnalysis {
   /** As the run recorded it: a scenario this version may no longer know. */
   name: string;
   samples: Sample[];
   comparisons: ComparisonRow[];
+  /** Per compared cell: did its values drift with the position of their trials in the run? */
+  orderEffects: OrderEffect[];
 }

@@ -29,4 +29,25 @@ export class Journal {
     for (const e of entries) states.set(e.trial, e);
     return states;
   }
+
+  /**
+   * Each trial's position in the run: the line of its last `done` entry (of
+   * its last entry when it never finished). The journal is appended by the
+   * controller as trials end, so its line order is the order they ran in —
+   * a resumed run's retried trials included, which plan.json does not know,
+   * and without the guests' clocks, which sample timestamps depend on. Only
+   * the order of positions means anything (trials of one host never overlap;
+   * in parallel mode two hosts' trials interleave by when they ended).
+   */
+  static runOrder(entries: readonly JournalEntry[]): Map<string, number> {
+    const positions = new Map<string, number>();
+    const finished = new Set<string>();
+    entries.forEach((e, line) => {
+      if (e.state === 'done') {
+        positions.set(e.trial, line);
+        finished.add(e.trial);
+      } else if (!finished.has(e.trial)) positions.set(e.trial, line);
+    });
+    return positions;
+  }
 }

@@ -9,6 +9,7 @@ import { EXPORT_SCHEMA_VERSION, type ExportModel } from './exporter.js';
 import { scenarioFigures } from './figures.js';
 import { fmt } from './format.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
+import { orderEffectsSection } from './order-effects.js';
 import { FILES_SECTION, comparisonSection, failedTrialsSection, hostsSection, noiseSection } from './run-sections.js';
 import { unknownScenarioSection } from './unknown-scenario.js';
 
@@ -91,7 +92,7 @@ function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[]
 
 /**
  * The report of a run, built once from the run and its analysis: what ran,
- * the seed claims, the calibration check, a section per scenario, then
+ * the seed claims, the calibration check, the order effects, a section per scenario, then
  * failed trials, noise, hosts and files. report.md and report.html render it.
  */
 export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Report {
@@ -101,6 +102,7 @@ export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[
     headerSection(run),
     claimsSection(answerClaims({ analysis, lab })),
     calibrationSection(calibrationRows({ analysis, lab })),
+    orderEffectsSection(analysis),
     ...analysis.flatMap((scenario) => scenarioSections(scenario, run)),
     failedTrialsSection(failed),
     noiseSection(run),

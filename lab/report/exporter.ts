@@ -33,7 +33,7 @@ export interface ExportModel {
   lab: RecordedLab;
   /** In report order: the catalog's order, then scenarios this version does not know. */
   scenarios: readonly ExportScenario[];
-  /** Per scenario: its samples and its comparisons, verdicts controlled across the report's family. */
+  /** Per scenario: its samples, its comparisons (verdicts controlled across the report's family) and drift checks. */
   analysis: readonly ScenarioAnalysis[];
   /** The report as data (what report.md and report.html render). */
   report: Report;
@@ -137,6 +137,23 @@ const comparison = z
     text: z.string(),
   })
   .strict();
+const orderEffect = z
+  .object({
+    host: z.string(),
+    mount: z.string(),
+    series: z.string(),
+    metric,
+    n: z.number(),
+    trials: z.number(),
+    order: z.enum(['journal', 'repetition']),
+    tau: num.optional(),
+    p: num.optional(),
+    q: num.optional(),
+    family: z.number().optional(),
+    verdict: z.enum(['drift', 'no-drift', 'too-few-trials']),
+  })
+  .strict()
+  .describe("One cell's drift check: Kendall's tau of value against its trial's position in the run, p and q");
 
 export const exportModelSchema = z
   .object({
@@ -177,6 +194,7 @@ export const exportModelSchema = z
               })
               .strict(),
           ),
+          orderEffects: z.array(orderEffect),
         })
         .strict(),
     ),

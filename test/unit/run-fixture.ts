@@ -6,6 +6,7 @@ import type { Sample } from '../../lab/record/samples.ts';
 import { buildReport } from '../../lab/report/build.ts';
 import { renderHtml } from '../../lab/report/html.ts';
 import { renderMarkdown } from '../../lab/report/markdown.ts';
+import { mulberry32, shuffled } from '../../lab/util/rng.ts';
 
 /** The lab fields a report reads from a run's manifest (name and the rest are filled in). */
 interface MemoryLab {
@@ -32,13 +33,40 @@ export async function renderRun(run: LoadedRun): Promise<{ md: string; html: str
   return { md: renderMarkdown(model), html: await renderHtml(model) };
 }
 
-/** A run folder as the runner writes it, with made-up but plausible numbers. */
-export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {}): void {
+/** A drift injected into one cell of writeRun's run: its values multiplied by 1 + perTrial × the trial's position. */
+export interface InjectedDrift {
+  host: string;
+  mount: string;
+  /** Relative change per trial of the run (0.05: 5% more for each trial that ran before it). */
+  perTrial: number;
+}
+
+/**
+ * Repetition-to-repetition noise of writeRun's values: 1% to 5%, in no order
+ * (3, 1, 5, 2, 4, then again), so that no cell drifts with its position
+ * unless a drift is injected.
+ */
+const JITTER = [1.03, 1.01, 1.05, 1.02, 1.04];
+
+/**
+ * A run folder as the runner writes it, with made-up but plausible numbers:
+ * every repetition runs the four cells (host × mount) in a shuffled order, as
+ * the plan does, and the journal records them in that order.
+ */
+export function writeRun(
+  dir: string,
+  {
+    dmFactor = 0.7,
+    runId = 'r-demo',
+    repetitions = 5,
+    drift,
+  }: { dmFactor?: number; runId?: string; repetitions?: number; drift?: InjectedDrift } = {},
+): void {
   mkdirSync(dir, { recursive: true });
   const lab = {
     name: 'demo',
     seed: 1,
-    repetitions: 5,
+    repetitions,
     hosts: [
       { name: 'xfs', profile: 'overlay2-xfs' },
       { name: 'dm', profile: 'devicemapper-lvm' },
@@ -58,53 +86,58 @@ export function writeRun(dir: string, { dmFactor = 0.7, runId = 'r-demo' } = {})
   const lines: string[] = [];
   const trials: { id: string; host: string; profile: string; scenario: string; mount: string; rep: number }[] = [];
   const journal: string[] = [];
-  for (const host of lab.hosts) {
-    for (const mount of lab.mounts) {
-      for (let rep = 1; rep <= lab.repetitions; rep++) {
-        const trial = `r${rep}-${host.name}-fio-${mount}`;
-        trials.push({ id: trial, host: host.name, profile: host.profile, scenario: 'fio', mount, rep });
-        mkdirSync(join(dir, 'trials', trial), { recursive: true });
-        // Host xfs was busy before its first trials (load 3 on 2 CPUs); dm reports 0.5 s of steal per trial.
-        writeFileSync(
-          join(dir, 'trials', trial, 'meta.json'),
+  const random = mulberry32(lab.seed);
+  const cells = lab.hosts.flatMap((host) => lab.mounts.map((mount) => ({ host, mount })));
+  for (let rep = 1; rep <= lab.repetitions; rep++) {
+    for (const { host, mount } of shuffled(cells, random)) {
+      const position = trials.length;
+      const trial = `r${rep}-${host.name}-fio-${mount}`;
+      trials.push({ id: trial, host: host.name, profile: host.profile, scenario: 'fio', mount, rep });
+      mkdirSync(join(dir, 'trials', trial), { recursive: true });
+      // Host xfs was busy before its first trials (load 3 on 2 CPUs); dm reports 0.5 s of steal per trial.
+      writeFileSync(
+        join(dir, 'trials', trial, 'meta.json'),
+        JSON.stringify({
+          start: '100.0',
+          end: '130.0',
+          exit_status: '0',
+          loadavg_before: `${host.name === 'xfs' && rep === 1 ? 3 : 0.5} 0.4 0.3 1/100 42`,
+          loadavg_after: '1.00 0.5 0.3 1/100 42',
+          steal_ticks_before: '1000',
+          steal_ticks_after: host.name === 'dm' ? '1050' : '1000',
+          clk_tck: '100',
+        }),
+      );
+      journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
+      const drifted = drift?.host === host.name && drift.mount === mount ? 1 + drift.perTrial * position : 1;
+      // devicemapper at about 70% of overlay2; mounts within 2% of each other.
+      const bw =
+        (host.name === 'xfs' ? 100_000 : 100_000 * dmFactor) *
+        (JITTER[(rep - 1) % JITTER.length] as number) *
+        (mount === 'volume' ? 1.01 : 1) *
+        drifted;
+      for (const [metric, value, unit] of [
+        ['bw', bw, 'KiB/s'],
+        ['iops', bw / 4, 'IO/s'],
+        ['clat_p99', 1e9 / bw, 'us'],
+      ] as const) {
+        lines.push(
           JSON.stringify({
-            start: '100.0',
-            end: '130.0',
-            exit_status: '0',
-            loadavg_before: `${host.name === 'xfs' && rep === 1 ? 3 : 0.5} 0.4 0.3 1/100 42`,
-            loadavg_after: '1.00 0.5 0.3 1/100 42',
-            steal_ticks_before: '1000',
-            steal_ticks_after: host.name === 'dm' ? '1050' : '1000',
-            clk_tck: '100',
+            run: runId,
+            host: host.name,
+            profile: host.profile,
+            scenario: 'fio',
+            mount,
+            rep,
+            trial,
+            metric,
+            value,
+            unit,
+            timestamp: '2026-11-30T00:00:00Z',
+            job: 'randread',
+            direction: 'read',
           }),
         );
-        journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
-        // devicemapper at about 70% of overlay2; mounts within 2% of each other.
-        const bw =
-          (host.name === 'xfs' ? 100_000 : 100_000 * dmFactor) * (1 + rep / 100) * (mount === 'volume' ? 1.01 : 1);
-        for (const [metric, value, unit] of [
-          ['bw', bw, 'KiB/s'],
-          ['iops', bw / 4, 'IO/s'],
-          ['clat_p99', 1e9 / bw, 'us'],
-        ] as const) {
-          lines.push(
-            JSON.stringify({
-              run: runId,
-              host: host.name,
-              profile: host.profile,
-              scenario: 'fio',
-              mount,
-              rep,
-              trial,
-              metric,
-              value,
-              unit,
-              timestamp: '2026-11-30T00:00:00Z',
-              job: 'randread',
-              direction: 'read',
-            }),
-          );
-        }
       }
     }
   }
