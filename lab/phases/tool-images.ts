@@ -13,11 +13,11 @@ import type { Inventory, InventoryHost } from '../targets/types.js';
 import { buildOnHost, hostAptSources } from '../toolimages/host-build.js';
 import {
   type ToolImage,
+  cachedTagForLab,
   cachedToolImage,
   controllerCannotBuild,
   controllerSources,
   ensureToolImage,
-  latestCachedTag,
   toolImageTag,
 } from '../toolimages/toolimages.js';
 import { type HostLog, say } from '../util/log.js';
@@ -26,7 +26,9 @@ import { hostLogFor } from './logs.js';
 /*
  * Where a lab's tool images come from: the controller builds them when it
  * can (root, mmdebstrap, apt sources); otherwise a Debian host of the lab
- * does, once the hosts answer; a lab with no such host takes the cache's.
+ * does, once the hosts answer (an image a host built serves only that lab
+ * on that host); a lab with no such host takes what its own last prepare
+ * loaded, or the controller's own build, from the cache.
  */
 
 /** The tool images the lab's enabled scenarios run in, each once. */
@@ -70,7 +72,7 @@ export async function checkToolImagesObtainable(lab: LabDefinition): Promise<voi
   const cannot = controllerCannotBuild();
   if (!cannot || lab.hosts.some(canBuildOn)) return;
   const missing: string[] = [];
-  for (const name of toolImageNames(lab)) if (!(await latestCachedTag(name))) missing.push(name);
+  for (const name of toolImageNames(lab)) if (!(await cachedTagForLab(name, lab.name))) missing.push(name);
   if (missing.length === 0) return;
   throw new UserError(
     `tool image(s) ${missing.join(', ')} cannot be built for lab ${lab.name}: this controller cannot (${cannot}) and the lab has no Debian 12 host to build on (Flatcar has no apt). Fix: run this lab once with a Debian 12 host added, or once on a root Debian controller with mmdebstrap, zstd and Debian 12 apt sources; both fill ${join(cacheRoot(), 'tools')}`,
@@ -82,21 +84,23 @@ export async function gatherToolImages(lab: LabDefinition, log: HostLog): Promis
   const names = toolImageNames(lab);
   if (controllerCannotBuild()) {
     if (lab.hosts.some(canBuildOn)) return { ready: [], onHost: names };
-    // No host can build: the cache's latest of each (checkToolImagesObtainable made sure there is one).
-    return { ready: await cachedLatest(lab, names), onHost: [] };
+    // No host can build: the cache's image of each for this lab (checkToolImagesObtainable made sure there is one).
+    return { ready: await cachedForLab(lab, names), onHost: [] };
   }
   const ready: ToolImage[] = [];
   for (const name of names) {
-    ready.push(await ensureToolImage(name, log, () => say(`building tool image ${name} from Debian packages (once)`)));
+    ready.push(
+      await ensureToolImage(name, log, lab.name, () => say(`building tool image ${name} from Debian packages (once)`)),
+    );
   }
   return { ready, onHost: [] };
 }
 
-/** The cache's latest image of each name (for a lab where no host can build). */
-async function cachedLatest(lab: LabDefinition, names: readonly string[]): Promise<ToolImage[]> {
+/** The cache's image of each name for this lab (for a lab where no host can build): see cachedTagForLab. */
+async function cachedForLab(lab: LabDefinition, names: readonly string[]): Promise<ToolImage[]> {
   const images: ToolImage[] = [];
   for (const name of names) {
-    const tag = await latestCachedTag(name);
+    const tag = await cachedTagForLab(name, lab.name);
     const image = tag && (await cachedToolImage(name, tag, lab.name));
     if (!image) throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}`);
     images.push(image);
@@ -104,29 +108,27 @@ async function cachedLatest(lab: LabDefinition, names: readonly string[]): Promi
   return images;
 }
 
-/** The images in `names` on one builder host: cached for its apt sources, else built there. */
+/** The images in `names` on one builder host: cached from its earlier build for this lab, else built there. */
 async function imagesOnHost(lab: LabDefinition, conn: SshConnection, owned: boolean, names: readonly string[]) {
   await waitForFirstBoot(conn); // cloud-init may still be installing packages and writing apt sources
   await pushGuestFiles(sessionOver(conn));
   const sources = await hostAptSources(conn, join(cacheRoot(), 'tools', `.sources-${process.pid}`));
   const images: ToolImage[] = [];
   for (const name of names) {
-    const cached = await cachedToolImage(name, await toolImageTag(name, sources.pieces), lab.name);
-    if (!cached) {
+    const building = () =>
       say(
         `${conn.endpoint.name}: building tool image ${name} from Debian packages (the controller cannot: ${controllerCannotBuild()})`,
       );
-    }
-    images.push(cached ?? (await buildOnHost(conn, name, sources, owned, lab.name)));
+    images.push(await buildOnHost(conn, name, sources, owned, lab.name, building));
   }
   return images;
 }
 
 /**
- * The tool images in `names`, each from the cache when a build with the
- * builder host's apt sources is there, else built on that host: the first
- * Debian 12 candidate that is layerlab's or already has mmdebstrap. With no
- * such host, the cache's latest, if it has them.
+ * The tool images in `names`, each from the cache when the builder host
+ * built it for this lab before, else built on that host: the first Debian
+ * 12 candidate that is layerlab's or already has mmdebstrap. With no such
+ * host, the cache's image for this lab, if it has them.
  */
 export async function toolImagesFromLabHost(
   lab: LabDefinition,
@@ -154,7 +156,10 @@ export async function toolImagesFromLabHost(
       await hlog.close();
     }
   }
-  const cached = await cachedLatest(lab, names).catch(() => undefined);
+  const cached = await cachedForLab(lab, names).catch((err: unknown) => {
+    if (err instanceof UserError) return undefined; // not in the cache; a changed archive is reported as it is
+    throw err;
+  });
   if (cached) return cached;
   throw new LabError(
     `no host of lab ${lab.name} can build tool image(s) ${names.join(', ')}, and the cache does not hold them: the controller cannot (${controllerCannotBuild()}), and no Debian 12 host is layerlab's (dedicated: true) or has mmdebstrap installed. Fix: mark a static host dedicated, install mmdebstrap on one, or build them once as root on a Debian controller with this cache (LAYERLAB_CACHE=${cacheRoot()})`,
@@ -167,8 +172,8 @@ export async function currentImageTags(lab: LabDefinition): Promise<Record<strin
   const tags: Record<string, string> = {};
   const cannot = controllerCannotBuild();
   for (const name of toolImageNames(lab)) {
-    // A controller that cannot build runs what the last prepare brought into its cache.
-    const tag = cannot ? await latestCachedTag(name, lab.name) : await toolImageTag(name, await controllerSources());
+    // A controller that cannot build runs what this lab's last prepare loaded (or its own earlier build).
+    const tag = cannot ? await cachedTagForLab(name, lab.name) : await toolImageTag(name, await controllerSources());
     if (!tag)
       throw new UserError(`tool image ${name} is not in ${join(cacheRoot(), 'tools')}: run \`layerlab up\` first`);
     tags[name] = tag;

@@ -5,17 +5,18 @@ import { REMOTE_ROOT } from '../paths.js';
 import type { SshConnection } from '../ssh/transport.js';
 import { aptSourcesUnder } from '../util/apt-sources.js';
 import { ensureBuilt } from '../util/build-cache.js';
-import { type NamedBytes, namedFile } from '../util/hash.js';
 import { envCommand, shellQuote } from '../util/shell.js';
 import {
   ARCHIVE,
   BUILT_ON_HOST,
+  DIGEST,
   type ToolImage,
   cachedToolImage,
+  hostBuiltTag,
   readRecipe,
+  recordDigest,
   sha256Of,
   toolCacheDir,
-  toolImageTag,
 } from './toolimages.js';
 
 /**
@@ -26,16 +27,15 @@ import {
 const MAX_ARCHIVE_BYTES = 4 * 1024 ** 3;
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 
-/** A host's apt sources: the paths its builder is given, and the same files as key pieces. */
+/** A host's apt sources: the paths its builder is given (what they say is the host's business, not the tag's). */
 export interface HostSources {
   paths: string[];
-  pieces: NamedBytes[];
 }
 
 /**
  * Reads a host's apt sources by pulling its /etc/apt/sources.list{,.d} as a
  * tar (unpacked safely under `scratch`), chosen by the same rule as the
- * controller's own, so the tag a host build gets is computed here.
+ * controller's own.
  */
 export async function hostAptSources(conn: SshConnection, scratch: string): Promise<HostSources> {
   await rm(scratch, { recursive: true, force: true });
@@ -51,8 +51,7 @@ export async function hostAptSources(conn: SshConnection, scratch: string): Prom
         phase: 'tool-image',
       });
     }
-    const pieces = await Promise.all(paths.map(async (p) => namedFile(p, await readFile(join(scratch, p)))));
-    return { paths, pieces };
+    return { paths };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -61,12 +60,12 @@ export async function hostAptSources(conn: SshConnection, scratch: string): Prom
 /**
  * Checks what a host sent back before it lands in the cache: exactly the
  * archive and its sha256, a zstd stream within the size cap, whose bytes
- * hash to what the host said. (Not unpacked here: every host's engine does
- * that, and the sha256 is checked again on each of them.)
+ * hash to what the host said. Returns that sha256. (Not unpacked here: every
+ * host's engine does that, and the sha256 is checked again on each of them.)
  */
-export async function checkReturnedImage(dir: string, where: { host: string; phase: string }): Promise<void> {
+export async function checkReturnedImage(dir: string, where: { host: string; phase: string }): Promise<string> {
   const names = (await readdir(dir)).sort();
-  if (names.join(',') !== `image.sha256,${ARCHIVE}`) {
+  if (names.join(',') !== `${DIGEST},${ARCHIVE}`) {
     throw new LabError(
       `the tool image build sent back ${names.join(', ') || 'nothing'}, not ${ARCHIVE} and image.sha256`,
       where,
@@ -84,19 +83,23 @@ export async function checkReturnedImage(dir: string, where: { host: string; pha
     await fd.close();
   }
   if (!head.equals(ZSTD_MAGIC)) throw new LabError(`${ARCHIVE} from the host is not zstd-compressed`, where);
-  const claimedFile = join(dir, 'image.sha256');
+  const claimedFile = join(dir, DIGEST);
   const claimedInfo = await stat(claimedFile);
   const claimed = claimedInfo.isFile() && claimedInfo.size <= 128 ? (await readFile(claimedFile, 'utf8')).trim() : '';
   if (!/^[0-9a-f]{64}$/.test(claimed)) throw new LabError('image.sha256 from the host is not a sha256 in hex', where);
   const actual = await sha256Of(archive);
   if (claimed !== actual) throw new LabError(`${ARCHIVE} hashes to ${actual}, the host said ${claimed}`, where);
+  return actual;
 }
 
 /**
- * Builds tool image `name` on a Debian host of the lab (guest files already
- * pushed) with that host's apt sources, and brings the archive into the
- * controller's cache under the tag those inputs give. `mayInstall`: the host
- * is layerlab's, so its builder may apt-get install mmdebstrap.
+ * Tool image `name` built on a Debian host of the lab (guest files already
+ * pushed) with that host's apt sources: from the cache when this host built
+ * it for this lab before, else built there and brought into the cache. The
+ * cache entry is chosen by hostBuiltTag, from what the controller knows of
+ * the host (lab, name, pinned host key), never from what the host reports.
+ * `mayInstall`: the host is layerlab's, so its builder may apt-get install
+ * mmdebstrap. `onBuild` is called before a build starts.
  */
 export async function buildOnHost(
   conn: SshConnection,
@@ -104,12 +107,14 @@ export async function buildOnHost(
   sources: HostSources,
   mayInstall: boolean,
   lab: string,
+  onBuild?: () => void,
 ): Promise<ToolImage> {
   readRecipe(name); // a malformed recipe is refused here, not after minutes on a host
-  const tag = await toolImageTag(name, sources.pieces);
+  const tag = await hostBuiltTag(name, { lab, host: conn.endpoint.name, hostKey: conn.endpoint.hostKey });
   const dir = toolCacheDir(tag);
   const where = { host: conn.endpoint.name, phase: 'tool-image' };
-  await ensureBuilt(dir, ARCHIVE, async () => {
+  await ensureBuilt(dir, DIGEST, async () => {
+    onBuild?.();
     const incoming = join(dir, 'incoming');
     await rm(incoming, { recursive: true, force: true });
     const build = envCommand({ LL_MAY_INSTALL: mayInstall ? '1' : '0' }, [
@@ -120,17 +125,22 @@ export async function buildOnHost(
     ]);
     try {
       await conn.pullCommand(build, incoming, 60 * 60_000);
-      await checkReturnedImage(incoming, where);
+      const sha256 = await checkReturnedImage(incoming, where);
       await writeFile(
         join(dir, BUILT_ON_HOST),
         `${conn.endpoint.name} ${conn.endpoint.address}:${conn.endpoint.port}\n`,
       );
       await rename(join(incoming, ARCHIVE), join(dir, ARCHIVE));
+      await recordDigest(dir, sha256);
     } finally {
       await rm(incoming, { recursive: true, force: true });
     }
   });
   const image = await cachedToolImage(name, tag, lab);
-  if (!image) throw new LabError(`tool image ${name}: nothing in ${dir} after the host's build`, where);
+  if (!image)
+    throw new LabError(
+      `tool image ${name}: no ${ARCHIVE} in ${dir} after the host's build; remove ${dir} and run again`,
+      where,
+    );
   return image;
 }

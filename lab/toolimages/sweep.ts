@@ -33,7 +33,7 @@ async function currentFolders(): Promise<Set<string>> {
 /**
  * Tool image archives (a few MB; `large` much more) that no prepare here
  * loads any more: their tag is not the one this checkout's recipe, builder
- * and this machine's apt sources give, and no "latest" pointer names it.
+ * and this machine's apt sources give, and no lab's pointer names it.
  * One is kept while a build of it is under way or it was used in the last
  * TOOL_IMAGE_UNUSED_DAYS days (another checkout sharing this cache may
  * still load it). `unchecked` says why nothing could be judged.
@@ -47,7 +47,7 @@ export async function staleToolImages(): Promise<{ stale: StaleToolImage[]; unch
   } catch (err) {
     return { stale: [], unchecked: errorMessage(err) };
   }
-  // What a controller that cannot build loads next: tags from a lab host's apt sources, current or not here.
+  // What a controller that cannot build loads next for each lab: images that lab's hosts built.
   const pointed = new Set(latestPointedTags().map(folderOf));
   const stale: StaleToolImage[] = [];
   for (const name of readdirSync(root)) {

@@ -56,11 +56,14 @@ start_server() {
   docker rm -f "$name" > /dev/null 2>&1 || true
   ll_mount_cleanup
   ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /var/lib/mysql
+  # The copy keeps modes and times, not owners (root's either way): on
+  # hostshare-nfs every request acts as one unprivileged uid (All_Squash, as a
+  # Vagrant share), the server refuses chown, and cp -a run as root fails on that.
   docker run -d --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" \
     --mount "type=bind,source=$template/datadir,target=/ll-template,readonly" "$LL_IMAGE_MARIADB" /bin/sh -c '
     set -e
     mkdir -p /run/mysqld
-    cp -a /ll-template/. /var/lib/mysql/
+    cp -a --no-preserve=ownership /ll-template/. /var/lib/mysql/
     exec mariadbd --user=root --datadir=/var/lib/mysql --socket=/run/mysqld/mysqld.sock \
       --skip-networking --skip-name-resolve' > /dev/null
   for _ in $(seq 1 600); do

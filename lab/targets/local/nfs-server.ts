@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { mkdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { chown, mkdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { LabError } from '../../errors.js';
 import type { HostLog } from '../../util/log.js';
 import { freeLoopbackPort } from '../../util/ports.js';
 import { isAlive, isOurProcess, runLocal, stopOurProcess } from '../../util/proc.js';
 import { sleep } from '../../util/time.js';
-import { ganeshaConfig, nfsFiles } from './nfs-share.js';
+import { NFS_ANON_ID, ganeshaConfig, nfsFiles } from './nfs-share.js';
 
 /**
  * Starting and stopping a VM's NFS server (mount kind hostshare-nfs; what it
@@ -24,7 +24,11 @@ export function isMountPoint(path: string): boolean {
     .some((line) => line.split(' ')[4] === path.replaceAll(' ', '\\040'));
 }
 
-/** Makes and mounts the export's file system: `sizeGiB` sparse, like the VM's data disk. */
+/**
+ * Makes and mounts the export's file system: `sizeGiB` sparse, like the VM's
+ * data disk. Its root belongs to NFS_ANON_ID, whom every request of the
+ * guest acts as (All_Squash): the guest can make its folders there and no more.
+ */
 export async function mountExport(dir: string, sizeGiB: number, log: HostLog): Promise<void> {
   const f = nfsFiles(dir);
   await mkdir(f.folder, { recursive: true, mode: 0o755 });
@@ -39,6 +43,7 @@ export async function mountExport(dir: string, sizeGiB: number, log: HostLog): P
     if (r.code !== 0)
       throw new LabError(`${cmd} for the NFS export failed (exit ${r.code}): ${r.stderr.trim()}`, { phase: 'boot' });
   }
+  await chown(f.folder, NFS_ANON_ID, NFS_ANON_ID);
 }
 
 /** Unmounts the export's file system (its loop device goes with it) and removes the image. */

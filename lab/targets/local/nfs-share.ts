@@ -95,14 +95,31 @@ function configPath(path: string): string {
 }
 
 /**
+ * Whom every request of the guest acts as on this machine (uid and gid):
+ * nobody/nogroup, which owns the export's root (mountExport) and so what
+ * the guest creates there. The guest's root is not this machine's root.
+ */
+export const NFS_ANON_ID = 65534;
+
+/**
  * One server's configuration: NFSv4.1 and 4.2 over TCP on 127.0.0.1:<port>
  * only (4.0 would let a client name an address for the server to call
  * back), no NLM, rquota or UDP, no grace period (nothing to recover: the
- * server is as new as the VM), no Kerberos; the folder exported read-write
- * without root squashing, as a Vagrant NFS share is, to privileged source
- * ports only (the VM's socat binds one; an unprivileged user of this machine
- * cannot). Owners travel as numbers: the guest runs no idmapd, and a
+ * server is as new as the VM), no Kerberos; the VM's own folder (a file
+ * system of its own, nosuid and nodev) exported read-write to privileged
+ * source ports only (the VM's socat binds one; an unprivileged user of this
+ * machine cannot). Owners travel as numbers: the guest runs no idmapd, and a
  * container's uids mean nothing to this machine.
+ *
+ * All_Squash, as a Vagrant NFS share on Linux is (all_squash with anonuid
+ * and anongid): every uid of the guest, its root included, acts as
+ * NFS_ANON_ID, so a guest that is not trusted is an unprivileged user here,
+ * whatever the server lets a request reach. The guest still writes what the
+ * scenarios write (its root creates, writes, renames, removes, sets modes
+ * and times, as the owner), but cannot chown: a root `cp -a` into the share
+ * fails on the ownership it tries to keep (db-import copies with
+ * --no-preserve=ownership). Root_Squash alone would let a container's other
+ * uids own files here that the guest's squashed root then could not remove.
  */
 export function ganeshaConfig(dir: string, port: number): string {
   const f = nfsFiles(dir);
@@ -127,7 +144,9 @@ EXPORT {
   Path = ${configPath(f.folder)};
   Pseudo = ${NFS_EXPORT};
   Access_Type = RW;
-  Squash = No_Root_Squash;
+  Squash = All_Squash;
+  Anonymous_Uid = ${NFS_ANON_ID};
+  Anonymous_Gid = ${NFS_ANON_ID};
   SecType = sys;
   PrivilegedPort = true;
   Protocols = 4;

@@ -1,8 +1,10 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { closeSync, fchmodSync, openSync } from 'node:fs';
+import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { LabError, errorMessage } from '../../errors.js';
 import { SshConnection } from '../../ssh/transport.js';
 import type { HostLog } from '../../util/log.js';
@@ -32,10 +34,18 @@ import {
  * overlays of its own and the few things that must differ per VM refreshed.
  */
 
-/** Copies a disk image keeping its holes (a 4 GiB data disk holds a few hundred MB). */
-async function copySparse(from: string, to: string, log: HostLog): Promise<void> {
+/**
+ * Template and VM files hold a guest's memory and disks (its keys, whatever
+ * a run wrote): 0600, whatever mode the file they came from had, so they
+ * stay root's alone even outside their 0700 folder (copied, moved, backed up).
+ */
+const PRIVATE = 0o600;
+
+/** Copies a disk image keeping its holes (a 4 GiB data disk holds a few hundred MB); the copy is 0600. */
+export async function copySparse(from: string, to: string, log: HostLog): Promise<void> {
   const result = await runLocal('cp', ['--sparse=always', '--', from, to], { log });
   if (result.code !== 0) throw new Error(`cp ${from} failed: ${result.stderr.trim()}`);
+  await chmod(to, PRIVATE);
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, poll: () => Promise<T | undefined>): Promise<T> {
@@ -50,10 +60,11 @@ async function waitFor<T>(what: string, timeoutMs: number, poll: () => Promise<T
 
 /**
  * Receives the migration stream on a unix socket and compresses it into
- * `file`. Not QEMU's `exec:` URI: QEMU sends SIGTERM to an exec'd writer as
- * soon as it closes the pipe, which can cut its last buffer off.
+ * `file`, created 0600 (the guest's memory). Not QEMU's `exec:` URI: QEMU
+ * sends SIGTERM to an exec'd writer as soon as it closes the pipe, which can
+ * cut its last buffer off.
  */
-function receiveMigration(socketPath: string, file: string): { server: Server; written: Promise<void> } {
+export function receiveMigration(socketPath: string, file: string): { server: Server; written: Promise<void> } {
   let resolveWritten: () => void = () => {};
   let rejectWritten: (err: Error) => void = () => {};
   const written = new Promise<void>((resolve, reject) => {
@@ -62,7 +73,22 @@ function receiveMigration(socketPath: string, file: string): { server: Server; w
   });
   const server = createServer((socket) => {
     server.close();
-    const zstd = spawn('zstd', ['-q', '-1', '-T0', '-f', '-o', file], { stdio: ['pipe', 'ignore', 'pipe'] });
+    // zstd writes to a descriptor opened here, so the file is 0600 from its first byte.
+    let out: number;
+    try {
+      out = openSync(file, 'w', PRIVATE);
+      fchmodSync(out, PRIVATE);
+    } catch (err) {
+      socket.destroy();
+      rejectWritten(err as Error);
+      return;
+    }
+    const zstd = spawn('zstd', ['-q', '-1', '-T0', '-c'], { stdio: ['pipe', out, 'pipe'] }) as ChildProcessByStdio<
+      Writable,
+      null,
+      Readable
+    >;
+    closeSync(out);
     let stderr = '';
     zstd.stderr.on('data', (c: Buffer) => {
       stderr += c.toString();
@@ -99,6 +125,7 @@ async function snapshotVm(vmDir: string, dir: string, log: HostLog): Promise<voi
       await copySparse(vm.root, files.root, log);
       await copySparse(vm.data, files.data, log);
       await copyFile(vm.key, files.key);
+      await chmod(files.key, PRIVATE);
     } finally {
       await qmp.execute('cont');
     }

@@ -1,24 +1,30 @@
 /**
  * Tool images built on a lab host (issue 15): the apt sources rule the
- * controller and a host's pulled copy share, the tag both compute, the
- * checks on what a host sends back, the host builder's own refusals, and
- * the exit-2 refusal of a lab nobody could build for.
+ * controller and a host's pulled copy share, the tags, the checks on what a
+ * host sends back, the host builder's own refusals, and the exit-2 refusal
+ * of a lab nobody could build for. Issue 35 N3: what a host reports does
+ * not choose the cache entry, an archive changed in the cache is refused,
+ * and no pointer shared by all labs is written or read.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseLabDefinition } from '../../../lab/definition/load.ts';
 import { UserError } from '../../../lab/errors.ts';
 import { checkToolImagesObtainable } from '../../../lab/phases/tool-images.ts';
-import { checkReturnedImage } from '../../../lab/toolimages/host-build.ts';
+import type { SshConnection } from '../../../lab/ssh/transport.ts';
+import { buildOnHost, checkReturnedImage } from '../../../lab/toolimages/host-build.ts';
 import {
   ARCHIVE,
+  DIGEST,
   cachedToolImage,
   controllerCannotBuild,
+  controllerSources,
+  hostBuiltTag,
   latestCachedTag,
   toolCacheDir,
   toolImageTag,
@@ -32,6 +38,43 @@ after(() => rmSync(work, { recursive: true, force: true }));
 /** `printf 'a tar would be here' | zstd -q -c`, kept as bytes: the unit tests do not need zstd installed. */
 function zstdBytes(): Buffer {
   return Buffer.from('KLUv/QRYmQAAYSB0YXIgd291bGQgYmUgaGVyZcGmXU0=', 'base64');
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Runs `body` with LAYERLAB_CACHE set to a folder of its own, then puts the variable back. */
+async function withCache(name: string, body: () => Promise<void>): Promise<void> {
+  const saved = process.env.LAYERLAB_CACHE;
+  process.env.LAYERLAB_CACHE = join(work, name);
+  try {
+    await body();
+  } finally {
+    if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_CACHE');
+    else process.env.LAYERLAB_CACHE = saved;
+  }
+}
+
+/** A stored cache entry: the archive and the digest the controller records with it. */
+function storeImage(tag: string, bytes: Buffer): void {
+  mkdirSync(toolCacheDir(tag), { recursive: true });
+  writeFileSync(join(toolCacheDir(tag), ARCHIVE), bytes);
+  writeFileSync(join(toolCacheDir(tag), DIGEST), `${sha256(bytes)}\n`);
+}
+
+/** A lab host whose build sends back `archive` (and its true sha256); `builds` counts the builds asked of it. */
+function fakeBuilder(name: string, hostKey: string, archive: Buffer) {
+  const builds: string[] = [];
+  const conn = {
+    endpoint: { name, address: '127.0.0.1', port: 2222, user: 'root', privateKey: '', hostKey },
+    async pullCommand(command: string, dir: string) {
+      builds.push(command);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, ARCHIVE), archive);
+      writeFileSync(join(dir, DIGEST), `${sha256(archive)}\n`);
+      return [ARCHIVE, DIGEST];
+    },
+  } as unknown as SshConnection;
+  return { conn, builds };
 }
 
 function hostRoot(name: string, files: Record<string, string>): string {
@@ -68,6 +111,92 @@ describe('apt sources and tags', () => {
     assert.equal(await toolImageTag('fio', local), await toolImageTag('fio', pulled), 'same pieces, same tag');
     assert.notEqual(await toolImageTag('fio', local), await toolImageTag('fio', other), 'other sources, other tag');
     assert.match(await toolImageTag('fio', local), /^layerlab\/fio:[0-9a-f]{16}$/, 'tag shape');
+  });
+
+  it("a host build's tag is who built it as the controller knows them: lab, host, pinned key", async () => {
+    const builder = { lab: 'lab-a', host: 'deb', hostKey: 'ssh-ed25519 AAAAkeyA' };
+    const tag = await hostBuiltTag('fio', builder);
+    assert.match(tag, /^layerlab\/fio:[0-9a-f]{16}$/, 'tag shape');
+    assert.equal(await hostBuiltTag('fio', { ...builder }), tag, 'the same builder, the same tag');
+    for (const other of [{ lab: 'lab-b' }, { host: 'deb2' }, { hostKey: 'ssh-ed25519 AAAAkeyB' }])
+      assert.notEqual(await hostBuiltTag('fio', { ...builder, ...other }), tag, `${Object.keys(other)[0]} counts`);
+    assert.notEqual(
+      await hostBuiltTag('fio', { lab: 'lab-ad', host: 'eb', hostKey: builder.hostKey }),
+      tag,
+      'the parts cannot be shifted into each other',
+    );
+    assert.notEqual(tag, await toolImageTag('fio', await controllerSources()), "never the controller's own build");
+  });
+});
+
+describe("what a lab host's build can reach in the cache (issue 35 N3)", () => {
+  const imageA = zstdBytes();
+  const imageB = Buffer.concat([zstdBytes(), Buffer.from('another build')]);
+  // What the hosts report: the very same apt sources (paths and bytes) as the controller would read.
+  const reported = {
+    paths: ['/etc/apt/sources.list.d/debian.sources'],
+    pieces: [{ name: 'sources.list.d/debian.sources', data: Buffer.from('Types: deb\nSuites: bookworm\n') }],
+  };
+
+  it("a host reporting another lab's host's sources gets an entry of its own, not that lab's image", async () => {
+    await withCache('host-identity', async () => {
+      const a = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyA', imageA);
+      const fromA = await buildOnHost(a.conn, 'fio', reported, true, 'lab-a');
+      assert.equal(a.builds.length, 1, "lab-a's host built it");
+      assert.equal(fromA.sha256, sha256(imageA), "lab-a's image is its host's bytes");
+
+      const b = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyB', imageB);
+      const fromB = await buildOnHost(b.conn, 'fio', reported, true, 'lab-b');
+      assert.equal(b.builds.length, 1, "lab-b's host built its own: lab-a's image was not served to it");
+      assert.equal(fromB.sha256, sha256(imageB), "lab-b runs its own host's bytes");
+      assert.notEqual(fromB.tag, fromA.tag, 'two cache entries');
+
+      const impostor = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyC', imageB);
+      const fromImpostor = await buildOnHost(impostor.conn, 'fio', reported, true, 'lab-a');
+      assert.equal(impostor.builds.length, 1, 'the same lab and host name with another host key is another builder');
+      assert.notEqual(fromImpostor.tag, fromA.tag, "lab-a's entry is untouched");
+
+      const again = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyA', imageB);
+      const reused = await buildOnHost(again.conn, 'fio', reported, true, 'lab-a');
+      assert.equal(again.builds.length, 0, "the same lab's same host is served from the cache");
+      assert.equal(reused.sha256, sha256(imageA), 'with the bytes stored the first time');
+      assert.equal(await latestCachedTag('fio', 'lab-a'), fromA.tag, "lab-a's pointer names its own host's image");
+    });
+  });
+
+  it('an archive changed in the cache after it was stored is refused, naming the file and both digests', async () => {
+    await withCache('tampered', async () => {
+      const a = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyA', imageA);
+      const stored = await buildOnHost(a.conn, 'fio', reported, true, 'lab-a');
+      appendFileSync(stored.archive, 'tampered');
+      const changed = sha256(Buffer.concat([imageA, Buffer.from('tampered')]));
+      const refusal = (err: Error) => {
+        assert.ok(err.message.includes(stored.archive), `names the archive: ${err.message}`);
+        assert.ok(err.message.includes(`hashes to ${changed}`), `gives the actual digest: ${err.message}`);
+        assert.ok(err.message.includes(stored.sha256), `gives the recorded digest: ${err.message}`);
+        assert.match(err.message, /Fix: remove /, 'says what to do');
+        return true;
+      };
+      await assert.rejects(cachedToolImage('fio', stored.tag, 'lab-a'), refusal);
+      const again = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyA', imageA);
+      await assert.rejects(buildOnHost(again.conn, 'fio', reported, true, 'lab-a'), refusal);
+      assert.equal(again.builds.length, 0, 'nothing is built over it silently');
+    });
+  });
+
+  it('no pointer shared by all labs is written', async () => {
+    await withCache('no-latest', async () => {
+      const a = fakeBuilder('deb', 'ssh-ed25519 AAAAkeyA', imageA);
+      const stored = await buildOnHost(a.conn, 'fio', reported, true, 'lab-a');
+      await cachedToolImage('fio', stored.tag);
+      const tools = join(process.env.LAYERLAB_CACHE ?? '', 'tools');
+      assert.deepEqual(
+        readdirSync(tools).filter((f) => f.endsWith('.latest')),
+        [],
+        'no <name>.latest in the cache',
+      );
+      assert.equal(existsSync(join(tools, 'latest', 'lab-a', 'fio')), true, "lab-a's own pointer is there");
+    });
   });
 });
 
@@ -164,17 +293,41 @@ repetitions: 1
       else process.env.LAYERLAB_CACHE = saved.cache;
     }
   });
+
+  it("takes the lab's own image or the controller's own build, never a <name>.latest another lab left", async () => {
+    const savedPath = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await withCache('latest-cache', async () => {
+        const lab = parseLabDefinition(flatcarOnly, 'labs/fc.yaml');
+        const tools = join(process.env.LAYERLAB_CACHE ?? '', 'tools');
+        storeImage('layerlab/fio:cccccccccccccccc', zstdBytes());
+        writeFileSync(join(tools, 'fio.latest'), 'layerlab/fio:cccccccccccccccc\n');
+        await assert.rejects(
+          checkToolImagesObtainable(lab),
+          /tool image\(s\) fio cannot be built for lab fc/,
+          "an image another lab (or its host) left as the latest is not this lab's",
+        );
+        mkdirSync(join(tools, 'latest', 'fc'), { recursive: true });
+        writeFileSync(join(tools, 'latest', 'fc', 'fio'), 'layerlab/fio:cccccccccccccccc\n');
+        await checkToolImagesObtainable(lab);
+        rmSync(join(tools, 'latest'), { recursive: true });
+        const sources = await controllerSources();
+        if (sources.length > 0) {
+          storeImage(await toolImageTag('fio', sources), zstdBytes());
+          await checkToolImagesObtainable(lab);
+        }
+      });
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
 });
 
 describe('which image a controller that cannot build runs', () => {
   it("is per lab: another lab's prepare does not change this lab's tag", async () => {
-    const saved = process.env.LAYERLAB_CACHE;
-    process.env.LAYERLAB_CACHE = join(work, 'pointer-cache');
-    try {
-      for (const tag of ['layerlab/fio:aaaa', 'layerlab/fio:bbbb']) {
-        mkdirSync(toolCacheDir(tag), { recursive: true });
-        writeFileSync(join(toolCacheDir(tag), ARCHIVE), zstdBytes());
-      }
+    await withCache('pointer-cache', async () => {
+      for (const tag of ['layerlab/fio:aaaa', 'layerlab/fio:bbbb']) storeImage(tag, zstdBytes());
       await cachedToolImage('fio', 'layerlab/fio:aaaa', 'lab-a');
       await cachedToolImage('fio', 'layerlab/fio:bbbb', 'lab-b');
       assert.equal(
@@ -183,11 +336,7 @@ describe('which image a controller that cannot build runs', () => {
         'lab-a keeps the image its prepare loaded',
       );
       assert.equal(await latestCachedTag('fio', 'lab-b'), 'layerlab/fio:bbbb', 'lab-b has its own');
-      assert.equal(await latestCachedTag('fio'), 'layerlab/fio:bbbb', 'the cache-wide latest is the last one received');
       assert.equal(await latestCachedTag('fio', 'lab-c'), undefined, 'a lab never prepared here has none');
-    } finally {
-      if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_CACHE');
-      else process.env.LAYERLAB_CACHE = saved;
-    }
+    });
   });
 });

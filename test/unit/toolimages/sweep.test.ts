@@ -1,8 +1,10 @@
 /**
  * `layerlab sweep --local` and the tool image cache: an archive no recipe of
- * this checkout makes any more goes, unless a "latest" pointer names it, a
- * build of it is under way, or it was used recently. Real files and the real
- * CLI, in a cache and state folder of the test's own.
+ * this checkout makes any more goes, unless a lab's pointer names it, a
+ * build of it is under way, or it was used recently. A `<name>.latest` file
+ * (a pointer shared by all labs, which older versions wrote) keeps nothing
+ * (issue 35 N3). Real files and the real CLI, in a cache and state folder of
+ * the test's own.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -42,7 +44,7 @@ describe('sweep: tool images', () => {
   let current = '';
   const old = join(tools, 'layerlab-fio-0000000000000000');
   const recent = join(tools, 'layerlab-fio-1111111111111111');
-  const pointed = join(tools, 'layerlab-fio-2222222222222222');
+  const namedByLatest = join(tools, 'layerlab-fio-2222222222222222');
   const pointedByLab = join(tools, 'layerlab-dbench-3333333333333333');
   const building = join(tools, 'layerlab-large-4444444444444444');
   const unfinished = join(tools, 'layerlab-large-5555555555555555');
@@ -55,12 +57,13 @@ describe('sweep: tool images', () => {
     toolImage(basename(current), 60);
     toolImage(basename(old), 10);
     toolImage(basename(recent), 1);
-    toolImage(basename(pointed), 10);
+    toolImage(basename(namedByLatest), 10);
     toolImage(basename(pointedByLab), 10);
     toolImage(basename(building), 10, false);
     toolImage(basename(unfinished), 10, false);
     mkdirSync(notOurs);
-    // What a controller that cannot build loads next: images a lab host built from its own sources.
+    // What a controller that cannot build loads next for a lab: an image that lab's host built.
+    // A shared `.latest` pointer is no longer read: the image it names is judged like any other.
     writeFileSync(join(tools, 'fio.latest'), 'layerlab/fio:2222222222222222\n');
     mkdirSync(join(tools, 'latest', 'nightly'), { recursive: true });
     writeFileSync(join(tools, 'latest', 'nightly', 'dbench'), 'layerlab/dbench:3333333333333333\n');
@@ -77,20 +80,22 @@ describe('sweep: tool images', () => {
       /would remove tool image layerlab-fio-0000000000000000 \(2\.0 KiB\): not the current image of its recipe .*unused for 10 days/,
     );
     assert.match(out, /would remove tool image layerlab-large-5555555555555555 .*: a build that never finished/);
-    for (const kept of [current, recent, pointed, pointedByLab, building])
+    assert.match(out, /would remove tool image layerlab-fio-2222222222222222 /, 'a .latest file keeps nothing');
+    for (const kept of [current, recent, pointedByLab, building])
       assert.doesNotMatch(out, new RegExp(`tool image ${basename(kept)}`), `${basename(kept)} is not listed`);
     assert.ok(existsSync(old) && existsSync(unfinished), 'a dry run removes nothing');
   });
 
-  it('removes them; the current, a recent, a pointed-to and a building one stay, and what is not a tool image', () => {
+  it("removes them; the current, a recent, a lab's and a building one stay, and what is not a tool image", () => {
     const r = sweep();
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout + r.stderr, /removed tool image layerlab-fio-0000000000000000/);
     assert.equal(existsSync(old), false, 'the old archive is gone');
     assert.equal(existsSync(unfinished), false, 'the unfinished build is gone');
-    for (const kept of [current, recent, pointed, pointedByLab, building, notOurs])
+    assert.equal(existsSync(namedByLatest), false, 'the image only a .latest file named is gone');
+    for (const kept of [current, recent, pointedByLab, building, notOurs])
       assert.ok(existsSync(kept), `${basename(kept)} kept`);
-    assert.ok(existsSync(join(tools, 'fio.latest')), 'the pointers stay');
+    assert.ok(existsSync(join(tools, 'latest', 'nightly', 'dbench')), "the labs' pointers stay");
   });
 
   it('without apt sources the current tags cannot be computed: nothing is judged, and it says why', () => {

@@ -7,7 +7,7 @@
  * is the scenarios e2e's.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ import {
   unmountExport,
 } from '../../../../lab/targets/local/nfs-server.ts';
 import {
+  NFS_ANON_ID,
   NFS_EXPORT,
   NFS_GUEST_ADDRESS,
   findNfsTools,
@@ -128,6 +129,17 @@ describe('hostshare-nfs', () => {
     assert.throws(() => ganeshaConfig('/tmp/a"b', 1), /quote or newline/, 'a quote would end the string early');
   });
 
+  it("the guest's root, and every other uid of the guest, acts as nobody here, not as root (issue 35 N11)", () => {
+    const conf = ganeshaConfig('/state/labs/x/vms/a', 40123);
+    assert.equal(NFS_ANON_ID, 65534, 'nobody/nogroup');
+    assert.match(conf, /^\s*Squash = All_Squash;$/m, 'every request is squashed');
+    assert.match(conf, /^\s*Anonymous_Uid = 65534;$/m, 'to uid 65534');
+    assert.match(conf, /^\s*Anonymous_Gid = 65534;$/m, 'and gid 65534');
+    assert.doesNotMatch(conf, /No_Root_Squash|NoIdSquash|Squash = None/i, 'no export lets root through');
+    assert.equal((conf.match(/^\s*Squash = /gm) ?? []).length, 1, 'one Squash setting, one export');
+    assert.equal((conf.match(/^EXPORT \{/gm) ?? []).length, 1, 'only the VM folder is exported');
+  });
+
   it('the VM reaches the server through one guestfwd rule on its restricted NIC', () => {
     assert.equal(
       nfsGuestfwd('/usr/bin/socat', 40123),
@@ -159,6 +171,12 @@ describe('hostshare-nfs', () => {
       let port = 0;
       try {
         assert.ok(isMountPoint(nfsFiles(dir).folder), 'the export is a file system of its own');
+        const top = statSync(nfsFiles(dir).folder);
+        assert.deepEqual(
+          [top.uid, top.gid, (top.mode & 0o7777).toString(8)],
+          [NFS_ANON_ID, NFS_ANON_ID, '755'],
+          "its root is nobody's, whom the guest's requests act as: the guest can make its folders there",
+        );
         assert.ok(tools, 'the test is skipped without them');
         ({ pid, port } = await startNfsServer(dir, tools.ganesha));
         assert.ok(listensOn(pid, port), 'the server itself listens on the port it was given');
