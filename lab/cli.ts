@@ -9,6 +9,7 @@ import { historyAcceptCommand, historyCommand } from './commands/history.js';
 import { parseCommand } from './commands/parse.js';
 import { REPORT_FORMAT_HELP, reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
+import { schemaCommand } from './commands/schema.js';
 import { selftestCommand } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
 import { upCommand } from './commands/up.js';
@@ -34,6 +35,24 @@ function registerValidate(program: Command): void {
     .argument('<file>', 'lab definition (YAML)')
     .option('--target <kind>', 'local | aws | static (default: target.kind of the lab definition)')
     .action(validateCommand);
+}
+
+function registerSchema(program: Command): void {
+  program
+    .command('schema')
+    .description("print the lab definition's JSON Schema, for editors that complete and check lab files")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Example:',
+        '  layerlab schema > lab.schema.json',
+        '',
+        'A lab file names it in its first line, as those in labs/ do:',
+        '  # yaml-language-server: $schema=../lab/definition/lab.schema.json',
+      ].join('\n'),
+    )
+    .action(schemaCommand);
 }
 
 function registerDoctor(program: Command): void {
@@ -170,6 +189,7 @@ function registerParse(program: Command): void {
 /** The commands in the order `layerlab --help` lists them. */
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerValidate,
+  registerSchema,
   registerDoctor,
   registerUp,
   registerRun,

@@ -1,3 +1,5 @@
+import { runsNeeded, smallestP } from '../analyze/rank-test.js';
+import { ALPHA, pValue } from '../analyze/verdict.js';
 import { loadLabDefinition } from '../definition/load.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { type Plan, makePlan } from '../plan/plan.js';
@@ -54,17 +56,40 @@ function cloudLines(lab: LabDefinition, trialHours: number, budgeted: boolean): 
   return costLine + warnings.join('');
 }
 
+/**
+ * Why a lab can never claim a difference, or undefined when it can: the
+ * analysis tests each pair with the exact rank-sum test at ALPHA (and
+ * controls the report's false discovery rate at that level), and at n runs
+ * per side that test's smallest two-sided p is 2 / C(2n, n) (3 vs 3: 0.10).
+ * A stop rule may reach `max`, so that is the n that counts. A warning, not
+ * an error: such a lab still measures, it only cannot claim.
+ */
+export function repetitionsWarning(lab: LabDefinition): string | undefined {
+  const n = lab.repetitions.max;
+  const p = smallestP(n, n);
+  if (p <= ALPHA) return undefined;
+  const needed = runsNeeded(ALPHA);
+  const key = lab.repetitions.min === lab.repetitions.max ? 'repetitions' : 'repetitions.max';
+  return (
+    `${key} ${n} cannot show any difference: at ${n} runs per side the rank test's smallest two-sided p is ` +
+    `${pValue(p)}, above the level ${ALPHA}, whatever is measured; ${needed} repetitions can reach ` +
+    `${pValue(smallestP(needed, needed))} (more when the report makes many comparisons: docs/lab-definition.md#repetitions)`
+  );
+}
+
 /** `layerlab validate <file>`: checks a lab definition and plans it; starts nothing. */
 export async function validateCommand(file: string, opts: { target?: string } = {}): Promise<void> {
   const lab = await loadLabDefinition(file, { target: opts.target });
   const plan = makePlan(lab);
   const { expected, timed } = planSeconds(lab, plan);
   const budget = lab.repetitions.budgetMinutes;
+  const repetitions = repetitionsWarning(lab);
   process.stdout.write(
     `ok: ${file}: lab ${lab.name}, ${lab.hosts.length} host(s), ${plan.trials.length} trials (${plan.mode})\n` +
       `  trials' expected time: ${hours(expected)} on a 2-core machine without KVM (as calibrated); ` +
       `with KVM between ${hours(timed)} (the timed work alone, which no accelerator shortens) and that. ` +
       'Not counted: up (boot, prepare) and down.\n' +
+      (repetitions ? `  warning: ${repetitions}\n` : '') +
       (lab.target.kind === 'aws'
         ? cloudLines(lab, budget !== undefined ? budget / 60 : timed / 3600, budget !== undefined)
         : ''),

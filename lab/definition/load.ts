@@ -151,10 +151,12 @@ export function parseYamlWithSchema<T>(
     const best = [...branches].sort((a, b) => typeMismatch(a) - typeMismatch(b))[0] ?? [];
     if (typeMismatch(best) > 0) {
       const value = valueAt(issue.path);
+      // A union that names its forms (sizeParam's errorMap) says so itself.
+      const expected = issue.message.startsWith('expected ')
+        ? issue.message.slice('expected '.length)
+        : describeUnion(issue.path);
       const message =
-        value === undefined
-          ? `missing; expected ${describeUnion(issue.path)}`
-          : `expected ${describeUnion(issue.path)}; got ${describeValue(value)}`;
+        value === undefined ? `missing; expected ${expected}` : `expected ${expected}; got ${describeValue(value)}`;
       return [{ ...issue, code: 'custom', message }];
     }
     return best.flatMap(expand);

@@ -24,27 +24,52 @@ const name = z.string().regex(NAME_RE, {
 
 const host = z
   .object({
-    name,
-    profile: z.enum(PROFILE_NAMES),
+    name: name.describe('unique in the lab'),
+    profile: z.enum(PROFILE_NAMES).describe('the storage profile prepare sets up (see Storage profiles)'),
     /** Debian release the host runs (its engine versions come with it; see OS_RELEASES). */
-    os: z.enum(OS_RELEASE_NAMES).default(DEFAULT_OS_RELEASE),
-    cpus: z.number().int().min(1).max(64).default(2),
-    memoryMiB: z.number().int().min(512).max(262144).default(1024),
+    os: z
+      .enum(OS_RELEASE_NAMES)
+      .default(DEFAULT_OS_RELEASE)
+      .describe('the Debian release, and with it the engine (see Stacks)'),
+    cpus: z.number().int().min(1).max(64).default(2).describe("local target: the VM's CPUs"),
+    memoryMiB: z
+      .number()
+      .int()
+      .min(512)
+      .max(262144)
+      .default(1024)
+      .describe("local target: the VM's memory; two hosts fit in 4 GiB"),
     /** Size of the data disk the profile formats. */
-    diskGiB: z.number().int().min(1).max(16384).default(4),
+    diskGiB: z
+      .number()
+      .int()
+      .min(1)
+      .max(16384)
+      .default(4)
+      .describe('the data disk the profile formats; a scenario may use at most half of it'),
     /**
      * Local target, flatcar profile: the Flatcar QEMU image file to boot (qcow2
      * or raw; relative to the lab file's folder, made absolute by load.ts). Read only.
      */
-    image: z.string().min(1).max(4096).optional(),
+    image: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'local target, `flatcar` profile only: your Flatcar QEMU image, relative to the lab file (see targets.md)',
+      ),
   })
   .strict();
 
 const localTarget = z
   .object({
     /** kvm when /dev/kvm really boots a guest, tcg otherwise (auto). */
-    accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
-    bootTimeoutSec: z.number().int().min(10).max(3600).default(300),
+    accel: z
+      .enum(['auto', 'kvm', 'tcg'])
+      .default('auto')
+      .describe('auto: KVM if a guest really boots under it, else TCG; `LAYERLAB_ACCEL` overrides'),
+    bootTimeoutSec: z.number().int().min(10).max(3600).default(300).describe('how long `up` waits for SSH'),
     /**
      * Under TCG, the translated-code cache of each VM (QEMU's tb-size), which
      * each VM may use as memory beside its own. When it fills, QEMU drops
@@ -53,13 +78,24 @@ const localTarget = z
      * one cold `up` was slower (96 s against 120 s), and
      * each qemu took ~850 MiB more (README: "TCG's code cache").
      */
-    tcgCacheMiB: z.number().int().min(32).max(8192).default(256),
+    tcgCacheMiB: z
+      .number()
+      .int()
+      .min(32)
+      .max(8192)
+      .default(256)
+      .describe(
+        "under TCG, each VM's translated-code cache (QEMU's `tb-size`), memory beside the VM's; see targets.md",
+      ),
     /**
      * virtiofsd's cache mode for mount kind hostshare: none (every access
      * goes to this machine), auto (attributes and data kept until the file
      * changes on this machine), always (kept until the guest drops them).
      */
-    virtiofsCache: z.enum(['none', 'auto', 'always']).default('auto'),
+    virtiofsCache: z
+      .enum(['none', 'auto', 'always'])
+      .default('auto')
+      .describe("virtiofsd's cache mode for mount kind `hostshare`"),
   })
   .strict();
 
@@ -72,7 +108,8 @@ const awsTarget = z
     region: z
       .string()
       .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'expected an AWS region such as eu-central-1' })
-      .default('eu-central-1'),
+      .default('eu-central-1')
+      .describe('the AWS region the hosts run in'),
     /**
      * m6i.xlarge: the smallest m6i whose sustained EBS throughput (156.25 MB/s)
      * is above gp3's default 125 MiB/s; m6i.large sustains 81.25 MB/s and
@@ -81,18 +118,35 @@ const awsTarget = z
     instanceType: z
       .string()
       .regex(/^[a-z0-9]+\.[a-z0-9]+$/, { message: 'expected an instance type such as m6i.xlarge' })
-      .default('m6i.xlarge'),
+      .default('m6i.xlarge')
+      .describe('the EC2 instance type of every host; use a non-burstable type'),
     /** gp3 has a fixed baseline; gp2/st1 run on burst credits that skew long runs. */
-    volumeType: z.enum(['gp3', 'gp2', 'io1', 'io2', 'st1']).default('gp3'),
-    iops: z.number().int().min(100).max(256000).optional(),
+    volumeType: z
+      .enum(['gp3', 'gp2', 'io1', 'io2', 'st1'])
+      .default('gp3')
+      .describe('EBS type of the data disk; gp2 and st1 run on burst credits'),
+    iops: z
+      .number()
+      .int()
+      .min(100)
+      .max(256000)
+      .optional()
+      .describe('provisioned IOPS of the data disk: gp3, io1, io2 only; required for io1 and io2'),
     /** MiB/s, gp3 only. */
-    throughput: z.number().int().min(125).max(1000).optional(),
-    rootGiB: z.number().int().min(8).max(1024).default(16),
-    spot: z.boolean().default(false),
+    throughput: z.number().int().min(125).max(1000).optional().describe('provisioned MiB/s of the data disk: gp3 only'),
+    rootGiB: z.number().int().min(8).max(1024).default(16).describe('size of the root volume'),
+    spot: z
+      .boolean()
+      .default(false)
+      .describe('spot instances: about 60% cheaper; an interrupted host fails its remaining trials'),
     /** create: a VPC of the lab's own, removed with it; default: the account's default VPC. */
-    vpc: z.enum(['create', 'default']).default('create'),
+    vpc: z
+      .enum(['create', 'default'])
+      .default('create')
+      .describe("a VPC of the lab's own, removed with it, or the account's default VPC"),
   })
   .strict()
+  .describe('aws target settings')
   .superRefine((aws, ctx) => {
     if (aws.iops !== undefined && !['gp3', 'io1', 'io2'].includes(aws.volumeType)) {
       ctx.addIssue({
@@ -111,14 +165,22 @@ const awsTarget = z
 
 const target = z
   .object({
-    kind: z.enum(TARGET_KINDS).default('local'),
+    kind: z
+      .enum(TARGET_KINDS)
+      .default('local')
+      .describe(
+        "where the hosts come from: `local` QEMU VMs, `aws` cloud hosts, `static` machines you have (see targets.md); the CLI's `--target` and `--inventory` override it",
+      ),
     /**
      * serial: one trial at a time across all hosts (hosts share one machine
      * and would steal CPU from each other); parallel: one trial per host at
      * once. Default: serial for local, parallel elsewhere.
      */
-    trials: z.enum(['serial', 'parallel']).optional(),
-    local: localTarget.default({}),
+    trials: z
+      .enum(['serial', 'parallel'])
+      .optional()
+      .describe('none means serial on `local` (VMs share the CPUs), parallel elsewhere'),
+    local: localTarget.default({}).describe('local target settings'),
     aws: awsTarget.default({}),
   })
   .strict();
@@ -137,34 +199,49 @@ const scenarioShape = Object.fromEntries(SCENARIO_NAMES.map((n) => [n, SCENARIOS
 
 const labObject = z
   .object({
-    name,
-    description: z.string().max(2000).optional(),
+    name: name.describe('`[a-z][a-z0-9-]`, at most 31 characters; names files, volumes, VMs, the Pulumi stack'),
+    description: z
+      .string()
+      .max(2000)
+      .optional()
+      .describe('up to 2000 characters, for the reader; recorded with the lab in `manifest.json`'),
     /** Seed of the trial order; recorded in plan.json. */
     seed: z
       .number()
       .int()
       .min(0)
       .max(2 ** 32 - 1)
-      .default(1),
-    target: target.default({}),
-    hosts: z.array(host).min(1).max(32),
+      .default(1)
+      .describe('seed of the trial order, recorded in `plan.json`'),
+    target: target.default({}).describe("where the hosts come from, and each target's settings"),
+    hosts: z.array(host).min(1).max(32).describe('the hosts to compare'),
     scenarios: z
       .object(scenarioShape)
       .strict()
-      .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'expected at least one scenario' }),
-    mounts: z.array(z.enum(MOUNT_KIND_NAMES)).min(1),
+      .refine((s) => Object.values(s).some((v) => v !== undefined), { message: 'expected at least one scenario' })
+      .describe('the scenarios to run and their parameters; at least one'),
+    mounts: z
+      .array(z.enum(MOUNT_KIND_NAMES))
+      .min(1)
+      .describe('where the data of mount-dependent scenarios lives (see Mount kinds)'),
     /**
      * Narrows `mounts` for single scenarios (e.g. db-import on volume and
      * hostshare only); every listed kind must be one of the lab's `mounts`.
      */
-    scenarioMounts: perScenario(z.array(z.enum(MOUNT_KIND_NAMES)).min(1)).default({}),
+    scenarioMounts: perScenario(z.array(z.enum(MOUNT_KIND_NAMES)).min(1).describe('kinds from `mounts`, in its order'))
+      .default({})
+      .describe('narrows `mounts` for one scenario'),
     /**
      * Fewer repetitions for single scenarios than the lab's: a scenario whose
      * outcome is yes or no (permissions, lifetime) answers in one trial per
      * host, while the timed ones need all of theirs. Its trials stop after this
      * many repetitions; the rest of the run goes on interleaved as before.
      */
-    scenarioRepetitions: perScenario(z.number().int().min(1).max(1000)).default({}),
+    scenarioRepetitions: perScenario(
+      z.number().int().min(1).max(1000).describe('its trials stop after this repetition; the rest stay interleaved'),
+    )
+      .default({})
+      .describe('fewer repetitions for one scenario'),
     /**
      * Pairs that are the same by construction — two mount kinds, or two
      * hosts of one profile — checked in every report as A/A pairs beside the
@@ -174,34 +251,47 @@ const labObject = z
     equivalent: z
       .array(z.tuple([z.string(), z.string()]))
       .max(64)
-      .default([]),
+      .default([])
+      .describe(
+        'extra A/A pairs beside volume/bind: two mount kinds, or two hosts of one profile, e.g. `[[xfs, xfs2]]`',
+      ),
     /**
      * A fixed count, or a stop rule: at least `min` repetitions, then more
      * (interleaved as always) until every compared pair's interval is
      * narrower than `targetCiWidth`, or `max`, or the time budget is reached.
      */
-    repetitions: z.union([
-      z
-        .number()
-        .int()
-        .min(1)
-        .max(1000)
-        .transform((n) => ({ min: n, max: n, targetCiWidth: undefined, budgetMinutes: undefined })),
-      z
-        .object({
-          min: z.number().int().min(1).max(1000),
-          max: z.number().int().min(1).max(1000),
-          /** Width (hi − lo) of the 95% interval of every typical ratio to reach, e.g. 0.1. */
-          targetCiWidth: z.number().gt(0).max(10).optional(),
-          budgetMinutes: z
-            .number()
-            .gt(0)
-            .max(7 * 24 * 60)
-            .optional(),
-        })
-        .strict()
-        .refine((r) => r.max >= r.min, { message: 'max must be >= min', path: ['max'] }),
-    ]),
+    repetitions: z
+      .union([
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .transform((n) => ({ min: n, max: n, targetCiWidth: undefined, budgetMinutes: undefined })),
+        z
+          .object({
+            min: z.number().int().min(1).max(1000).describe('stop rule: at least this many'),
+            max: z.number().int().min(1).max(1000).describe('stop rule: at most this many'),
+            /** Width (hi − lo) of the 95% interval of every typical ratio to reach, e.g. 0.1. */
+            targetCiWidth: z
+              .number()
+              .gt(0)
+              .max(10)
+              .optional()
+              .describe("stop when every compared pair's 95% interval of the typical ratio is narrower (e.g. `0.10`)"),
+            budgetMinutes: z
+              .number()
+              .gt(0)
+              .max(7 * 24 * 60)
+              .optional()
+              .describe('stop when one more repetition would not fit'),
+          })
+          .strict()
+          .refine((r) => r.max >= r.min, { message: 'max must be >= min', path: ['max'] }),
+      ])
+      .describe(
+        'runs of every cell: a count, or a stop rule `{ min, max, targetCiWidth, budgetMinutes }` (see Repetitions)',
+      ),
   })
   .strict();
 
@@ -397,15 +487,17 @@ function checkScenarioRepetitions(lab: Lab, issue: Issue): void {
   }
 }
 
-export const labSchema = labObject.superRefine((lab, ctx) => {
-  const issue: Issue = (path, message) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
-  checkHosts(lab, issue);
-  checkMounts(lab, issue);
-  checkScenarios(lab, issue);
-  checkEquivalent(lab, issue);
-  checkScenarioMounts(lab, issue);
-  checkScenarioRepetitions(lab, issue);
-});
+export const labSchema = labObject
+  .describe('A layerlab lab definition (docs/lab-definition.md)')
+  .superRefine((lab, ctx) => {
+    const issue: Issue = (path, message) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+    checkHosts(lab, issue);
+    checkMounts(lab, issue);
+    checkScenarios(lab, issue);
+    checkEquivalent(lab, issue);
+    checkScenarioMounts(lab, issue);
+    checkScenarioRepetitions(lab, issue);
+  });
 
 export type LabDefinition = z.output<typeof labSchema>;
 export type HostDefinition = LabDefinition['hosts'][number];

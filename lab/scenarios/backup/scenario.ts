@@ -10,12 +10,15 @@ const size = sizeParam(1, 1024 ** 3);
 // Defaults are seed 003's dataset: 2,000 × 64 KiB + 20,000 × 200 B = 135,072,000 bytes.
 const params = z
   .object({
-    largeFiles: z.number().int().min(0).max(1_000_000).default(2000),
-    largeSize: size.default('64k'),
-    smallFiles: z.number().int().min(0).max(1_000_000).default(20000),
-    smallSize: size.default('200'),
+    largeFiles: z.number().int().min(0).max(1_000_000).default(2000).describe('large files in the dataset'),
+    largeSize: size.default('64k').describe('size of each large file'),
+    smallFiles: z.number().int().min(0).max(1_000_000).default(20000).describe('small files in the dataset'),
+    smallSize: size
+      .default('200')
+      .describe("size of each small file; the defaults are seed 003's 135,072,000-byte dataset"),
   })
   .strict()
+  .describe('enables backup (seed 003)')
   .refine((p) => p.largeFiles + p.smallFiles > 0, 'the dataset needs at least one file');
 
 export type BackupParams = z.output<typeof params>;

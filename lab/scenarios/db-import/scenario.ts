@@ -12,9 +12,12 @@ const GZIP_RATIO = 2.7;
 const params = z
   .object({
     /** About this many bytes of gzip-compressed dump (seed 000: a 10 MB MediaWiki dump). */
-    size: sizeParam(64 * 1024, 8 * 1024 ** 3).default('10M'),
+    size: sizeParam(64 * 1024, 8 * 1024 ** 3)
+      .default('10M')
+      .describe('about this much gzip-compressed dump'),
   })
-  .strict();
+  .strict()
+  .describe('enables db-import (seed 000)');
 
 export type DbImportParams = z.output<typeof params>;
 

@@ -7,16 +7,24 @@ import { dbenchReport } from './report.js';
 const params = z
   .object({
     /** Simulated clients (seed 002 ran 4). */
-    clients: z.number().int().min(1).max(256).default(4),
+    clients: z.number().int().min(1).max(256).default(4).describe('simulated clients'),
     /** Seconds of measured load; dbench warms up for another fifth of it first (seed 002: 600). */
-    duration: z.number().int().min(2).max(3600).default(60),
+    duration: z
+      .number()
+      .int()
+      .min(2)
+      .max(3600)
+      .default(60)
+      .describe('seconds of measured load; dbench warms up a fifth of it first'),
     /** A loadfile shipped in the dbench tool image (/usr/share/dbench). */
     loadfile: z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]{0,63}\.txt$/, { message: 'expected a loadfile name such as "client.txt"' })
-      .default('client.txt'),
+      .default('client.txt')
+      .describe('a loadfile of the dbench image (`/usr/share/dbench`)'),
   })
-  .strict();
+  .strict()
+  .describe('enables dbench (seed 002)');
 
 export type DbenchParams = z.output<typeof params>;
 

@@ -9,19 +9,26 @@ import { fioReport } from './report.js';
 const params = z
   .object({
     /** File size each job works on (the seq-write job lays it out). */
-    size: sizeParam(1024 * 1024, 1024 ** 4).default('64M'),
+    size: sizeParam(1024 * 1024, 1024 ** 4)
+      .default('64M')
+      .describe('file each job works on'),
     /** Seconds each job runs after its ramp. */
-    runtime: z.number().int().min(1).max(3600).default(5),
+    runtime: z.number().int().min(1).max(3600).default(5).describe("each job's measured seconds"),
     /** Seconds each job runs before measuring. */
-    ramp: z.number().int().min(0).max(600).default(1),
+    ramp: z.number().int().min(0).max(600).default(1).describe("each job's seconds before measuring"),
     blockSize: z
       .object({
-        seq: sizeParam(512, 64 * 1024 * 1024).default('1M'),
-        rand: sizeParam(512, 64 * 1024 * 1024).default('4k'),
+        seq: sizeParam(512, 64 * 1024 * 1024)
+          .default('1M')
+          .describe('sequential jobs'),
+        rand: sizeParam(512, 64 * 1024 * 1024)
+          .default('4k')
+          .describe('random jobs'),
       })
       .strict()
-      .default({}),
-    iodepth: z.number().int().min(1).max(1024).default(16),
+      .default({})
+      .describe('block size of the sequential and of the random jobs'),
+    iodepth: z.number().int().min(1).max(1024).default(16).describe('I/O depth of each job'),
     /**
      * Which of seed 003's four jobs to run, kept in their fio order (a
      * smaller cell lets a short lab afford the repetitions a claim needs).
@@ -30,9 +37,11 @@ const params = z
       .array(z.enum(FIO_JOB_NAMES))
       .min(1)
       .refine((jobs) => new Set(jobs).size === jobs.length, { message: 'duplicate fio job' })
-      .default([...FIO_JOB_NAMES]),
+      .default([...FIO_JOB_NAMES])
+      .describe("which jobs to run, default all four; always run in fio's order"),
   })
-  .strict();
+  .strict()
+  .describe('enables fio (seed 003)');
 
 export type FioParams = z.output<typeof params>;
 

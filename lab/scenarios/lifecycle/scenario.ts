@@ -7,17 +7,29 @@ import { lifecycleReport } from './report.js';
 const params = z
   .object({
     /** Containers started, inspected, stopped and removed (seed 004: 10). */
-    containers: z.number().int().min(1).max(500).default(10),
+    containers: z.number().int().min(1).max(500).default(10).describe('containers run, inspected, stopped and removed'),
     /** Containers churning packages at once (seed 004: 5); 0 skips the churn. */
-    churnContainers: z.number().int().min(0).max(50).default(5),
+    churnContainers: z
+      .number()
+      .int()
+      .min(0)
+      .max(50)
+      .default(5)
+      .describe('containers churning packages at once; 0 skips the churn'),
     /**
      * The image the containers run: small (the shell tool image, a few MB)
      * or large (guest/images/large.image, over 1 GB of Debian packages, as
      * seed 004's 1.6 GB image; built once, then loaded on every host).
      */
-    image: z.enum(['small', 'large']).default('small'),
+    image: z
+      .enum(['small', 'large'])
+      .default('small')
+      .describe(
+        '`small`: the shell tool image; `large`: a Debian rootfs of about 1.4 GiB of packages, built only for labs that ask',
+      ),
   })
-  .strict();
+  .strict()
+  .describe('enables lifecycle (seed 004)');
 
 /** What each disk metric is (lab/scenarios/lifecycle/disk.ts reads them from lifecycle.tsv). */
 const DISK_DESCRIPTIONS: Record<DiskMetric, string> = {

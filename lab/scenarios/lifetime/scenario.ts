@@ -3,7 +3,7 @@ import type { Scenario } from '../types.js';
 import { parseLifetime } from './parse.js';
 import { lifetimeReport } from './report.js';
 
-const params = z.object({}).strict();
+const params = z.object({}).strict().describe('enables lifetime (seed 003); no parameters (`lifetime: {}`)');
 
 export const lifetime: Scenario<z.output<typeof params>> = {
   name: 'lifetime',

@@ -12,9 +12,11 @@ const params = z
     cases: z
       .array(z.enum(CASE_NAMES))
       .min(1)
-      .default([...CASE_NAMES]),
+      .default([...CASE_NAMES])
+      .describe("which cases to run, default all seven; always in the seed's order"),
   })
-  .strict();
+  .strict()
+  .describe('enables permissions (seed 003)');
 
 export const permissions: Scenario<z.output<typeof params>> = {
   name: 'permissions',

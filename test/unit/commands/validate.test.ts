@@ -1,7 +1,8 @@
 /**
- * `layerlab validate` on cloud labs, through the real CLI entry: the cost at
+ * `layerlab validate` through the real CLI entry: on cloud labs the cost at
  * list price, and a warning when the instance type cannot sustain what the
- * volume is provisioned for, or is burstable (lab/targets/aws/hardware.ts).
+ * volume is provisioned for, or is burstable (lab/targets/aws/hardware.ts);
+ * on any lab a warning when its repetitions cannot reach a claim.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runsNeeded, smallestP } from '../../../lab/analyze/rank-test.ts';
+import { ALPHA, pValue } from '../../../lab/analyze/verdict.ts';
+import { repetitionsWarning } from '../../../lab/commands/validate.ts';
+import { parseLabDefinition } from '../../../lab/definition/load.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'layerlab.js');
@@ -85,5 +90,56 @@ describe('layerlab validate, target aws', () => {
     const quick = join(ROOT, 'labs', 'quick.yaml');
     assert.doesNotMatch(validate(quick).out, /cost:/);
     assert.match(validate(quick, '--target', 'aws').out, /cost: ~\$/);
+  });
+});
+
+/** labs/quick.yaml with its repetitions replaced, written to the work folder. */
+function quickWith(name: string, repetitions: string): string {
+  const text = readFileSync(join(ROOT, 'labs', 'quick.yaml'), 'utf8');
+  assert.match(text, /^repetitions: 5$/m, 'labs/quick.yaml has the line to replace');
+  const file = join(work, `${name}.yaml`);
+  writeFileSync(file, text.replace(/^repetitions: 5$/m, `repetitions: ${repetitions}`));
+  return file;
+}
+
+describe('layerlab validate, repetitions that cannot reach a claim', () => {
+  it('repetitions: 3 warns with the smallest p at 3 vs 3 (0.10) and the 4 that can, and exits 0', () => {
+    const r = validate(quickWith('three', '3'));
+    assert.equal(r.status, 0, r.err);
+    assert.match(
+      r.out,
+      /warning: repetitions 3 cannot show any difference: at 3 runs per side the rank test's smallest two-sided p is 0\.10, above the level 0\.05, whatever is measured; 4 repetitions can reach 0\.029/,
+    );
+  });
+
+  it('repetitions: 4 and labs/quick.yaml (5) do not warn', () => {
+    assert.doesNotMatch(validate(quickWith('four', '4')).out, /warning/);
+    assert.doesNotMatch(validate(join(ROOT, 'labs', 'quick.yaml')).out, /warning/);
+  });
+
+  it('a stop rule counts its max: max 3 warns, min 2 with max 8 does not', () => {
+    const low = validate(quickWith('stop-low', '{ min: 2, max: 3 }'));
+    assert.equal(low.status, 0, low.err);
+    assert.match(low.out, /warning: repetitions\.max 3 cannot show any difference/);
+    assert.doesNotMatch(validate(quickWith('stop-high', '{ min: 2, max: 8 }')).out, /warning/);
+  });
+
+  it("the figures are the analysis's own: smallestP and runsNeeded at ALPHA, for every n that cannot claim", () => {
+    const text = readFileSync(join(ROOT, 'labs', 'quick.yaml'), 'utf8');
+    const needed = runsNeeded(ALPHA);
+    assert.equal(needed, 4, 'the exact test needs 4 runs per side at 5%');
+    for (let n = 1; n <= needed; n++) {
+      const lab = parseLabDefinition(text.replace(/^repetitions: 5$/m, `repetitions: ${n}`), join(work, 'x.yaml'));
+      const warning = repetitionsWarning(lab);
+      if (n === needed) {
+        assert.equal(warning, undefined, `${n} repetitions can claim`);
+        continue;
+      }
+      assert.ok(warning?.includes(`smallest two-sided p is ${pValue(smallestP(n, n))},`), `n=${n}: ${warning}`);
+      assert.ok(
+        warning?.includes(`${needed} repetitions can reach ${pValue(smallestP(needed, needed))}`),
+        `n=${n}: ${warning}`,
+      );
+    }
   });
 });

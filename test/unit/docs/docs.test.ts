@@ -171,6 +171,26 @@ function plainDefault(schema: z.ZodTypeAny): string | undefined {
   }
 }
 
+/** A key's description (its zod `.describe()`), found through the wrappers around it. */
+function descriptionOf(schema: z.ZodTypeAny): string | undefined {
+  let s = schema;
+  for (;;) {
+    if (s.description) return s.description;
+    if (s instanceof z.ZodEffects) s = s.innerType();
+    else if (s instanceof z.ZodDefault) s = s._def.innerType;
+    else if (s instanceof z.ZodOptional) s = s.unwrap();
+    else return undefined;
+  }
+}
+
+/** A key of the lab file as the schema has it: its plain default and its description. */
+interface SchemaKey {
+  default: string | undefined;
+  description: string | undefined;
+}
+
+const schemaKey = (s: z.ZodTypeAny): SchemaKey => ({ default: plainDefault(s), description: descriptionOf(s) });
+
 /** Is this an object keyed by every scenario name with plain values (scenarioMounts, scenarioRepetitions)? */
 function perScenarioMap(shape: Record<string, z.ZodTypeAny>): boolean {
   const keys = Object.keys(shape).sort();
@@ -182,21 +202,21 @@ function perScenarioMap(shape: Record<string, z.ZodTypeAny>): boolean {
   );
 }
 
-/** Every key path of the lab file (`hosts[].name`, `scenarioMounts.<scenario>`), with its plain default. */
-function schemaKeys(schema: z.ZodTypeAny = labSchema): Map<string, string | undefined> {
-  const keys = new Map<string, string | undefined>();
+/** Every key path of the lab file (`hosts[].name`, `scenarioMounts.<scenario>`), with its default and description. */
+function schemaKeys(schema: z.ZodTypeAny = labSchema): Map<string, SchemaKey> {
+  const keys = new Map<string, SchemaKey>();
   const walk = (s: z.ZodTypeAny, path: string) => {
     const u = unwrap(s);
     if (u instanceof z.ZodObject) {
       const shape = u.shape as Record<string, z.ZodTypeAny>;
       if (path && perScenarioMap(shape)) {
         const any = Object.values(shape)[0] as z.ZodTypeAny;
-        keys.set(`${path}.<scenario>`, plainDefault(any));
+        keys.set(`${path}.<scenario>`, schemaKey(any));
         return;
       }
       for (const [k, v] of Object.entries(shape)) {
         const p = path ? `${path}.${k}` : k;
-        keys.set(p, plainDefault(v));
+        keys.set(p, schemaKey(v));
         walk(v, p);
       }
     } else if (u instanceof z.ZodArray) walk(u.element, `${path}[]`);
@@ -206,10 +226,17 @@ function schemaKeys(schema: z.ZodTypeAny = labSchema): Map<string, string | unde
   return keys;
 }
 
-/** Rows of the tables whose header starts with `| key | … | default |`: key → default cell. */
-function documentedKeys(markdown: string): Map<string, string> {
-  const keys = new Map<string, string>();
+/** A row of a key table: its default cell and its "what" cell. */
+interface DocumentedKey {
+  default: string;
+  what: string;
+}
+
+/** Rows of the tables whose header starts with `| key | … | default | what |`. */
+function documentedKeys(markdown: string): Map<string, DocumentedKey> {
+  const keys = new Map<string, DocumentedKey>();
   let defaultColumn = -1;
+  let whatColumn = -1;
   for (const line of markdown.split('\n')) {
     if (!line.startsWith('|')) {
       defaultColumn = -1;
@@ -222,27 +249,43 @@ function documentedKeys(markdown: string): Map<string, string> {
       .map((c) => c.trim().replace(/\\\|/g, '|'));
     if (cells[0] === 'key') {
       defaultColumn = cells.indexOf('default');
+      whatColumn = cells.indexOf('what');
       continue;
     }
     const key = /^`([^`]+)`$/.exec(cells[0] ?? '')?.[1];
     if (defaultColumn < 0 || !key) continue;
-    keys.set(key, (cells[defaultColumn] ?? '').replace(/^`(.*)`$/, '$1'));
+    keys.set(key, {
+      default: (cells[defaultColumn] ?? '').replace(/^`(.*)`$/, '$1'),
+      what: whatColumn < 0 ? '' : (cells[whatColumn] ?? ''),
+    });
   }
   return keys;
 }
 
-function labKeyProblems(markdown: string, schema: Map<string, string | undefined> = schemaKeys()): string[] {
+/** A cell's text as an editor shows the description: links reduced to their text. */
+const withoutLinks = (markdown: string) => markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1');
+
+/**
+ * The key tables against the schema: the same keys, the same defaults, and
+ * each key's "what" the schema's description of it (which `layerlab schema`
+ * gives editors), so the text has one source; the doc may link words of it.
+ */
+function labKeyProblems(markdown: string, schema: Map<string, SchemaKey> = schemaKeys()): string[] {
   const documented = documentedKeys(markdown);
   const problems: string[] = [];
   for (const key of schema.keys()) if (!documented.has(key)) problems.push(`schema key ${key} is not documented`);
   for (const [key, shown] of documented) {
-    if (!schema.has(key)) {
+    const actual = schema.get(key);
+    if (!actual) {
       problems.push(`documented key ${key} is not in the schema`);
       continue;
     }
-    const actual = schema.get(key);
-    if (actual !== undefined && shown !== actual) {
-      problems.push(`${key}: documented default "${shown}", schema default "${actual}"`);
+    if (actual.default !== undefined && shown.default !== actual.default) {
+      problems.push(`${key}: documented default "${shown.default}", schema default "${actual.default}"`);
+    }
+    if (!actual.description) problems.push(`${key}: no .describe() in the schema`);
+    else if (withoutLinks(shown.what) !== actual.description) {
+      problems.push(`${key}: documented "${shown.what}", the schema's description "${actual.description}"`);
     }
   }
   return problems;
@@ -376,17 +419,26 @@ describe('each docs check can fail', () => {
     assert.deepEqual(unknownCliNames(page, spec), []);
   });
 
-  it('a key the schema lacks, a key the doc misses, a wrong default', () => {
+  it('a key the schema lacks, a key the doc misses, a wrong default, a description of its own', () => {
     const doc = readFileSync(LAB_DEFINITION_DOC, 'utf8')
       .replace(/^\| `hosts\[\]\.cpus` .*\n/m, '')
       .replace('| `seed` | integer 0…2³²−1 | `1` |', '| `seed` | integer | `7` |')
+      .replace(/^(\| `target\.aws\.rootGiB` .*\| )[^|]+( \|)$/m, '$1the root disk$2')
       .concat('\n| key | type | default | what |\n|---|---|---|---|\n| `hosts[].gpu` | boolean | `false` | |\n');
     const problems = labKeyProblems(doc);
     assert.deepEqual(problems.sort(), [
       'documented key hosts[].gpu is not in the schema',
       'schema key hosts[].cpus is not documented',
       'seed: documented default "7", schema default "1"',
+      'target.aws.rootGiB: documented "the root disk", the schema\'s description "size of the root volume"',
     ]);
+  });
+
+  it('a key without a description in the schema', () => {
+    const schema = z.object({ seed: z.number().default(1), name: z.string().describe('the name') });
+    const doc =
+      '| key | type | default | what |\n|---|---|---|---|\n| `seed` | integer | `1` | seed |\n| `name` | text | required | the [name](#names) |\n';
+    assert.deepEqual(labKeyProblems(doc, schemaKeys(schema)), ['seed: no .describe() in the schema']);
   });
 
   it('a run id and a real commit hash', { skip: !gitAvailable() && 'not a git checkout' }, () => {
