@@ -211,6 +211,8 @@ export const awsDriver: TargetDriver = {
     }
   },
   async provision(lab, labFile, opts, hooks: ProvisionHooks) {
+    // Preflight said so already; a caller that skipped it still gets the message, not a spawn error.
+    requirePulumiCli('target aws');
     const name = stackName(lab, opts);
     hooks.progress(`pulumi: stack ${name} (program infra/, region ${lab.target.aws.region})`);
     const stack = await selectStack(name, true);
