@@ -22,7 +22,14 @@ export const AMI_SOURCES: Record<BaseImage, AmiSource> = {
   flatcar: { owner: '075585003325', namePattern: 'Flatcar-stable-*-hvm', user: 'core' },
 };
 
-export function lookupAmi(image: BaseImage, opts?: pulumi.InvokeOptions): pulumi.Output<string> {
+/** The image a lookup found: what `getAmi` answers (name and owner when AWS says them). */
+export interface FoundAmi {
+  id: string;
+  name?: string;
+  ownerId?: string;
+}
+
+export function lookupAmi(image: BaseImage, opts?: pulumi.InvokeOptions): pulumi.Output<FoundAmi> {
   const source = AMI_SOURCES[image];
   return aws.ec2
     .getAmiOutput(
@@ -37,5 +44,25 @@ export function lookupAmi(image: BaseImage, opts?: pulumi.InvokeOptions): pulumi
       },
       opts,
     )
-    .apply((ami) => ami.id);
+    .apply((ami) => ({
+      id: ami.id,
+      ...(ami.name ? { name: ami.name } : {}),
+      ...(ami.ownerId ? { ownerId: ami.ownerId } : {}),
+    }));
+}
+
+/**
+ * The host labels that say which image a host runs (`ami`, `amiName`,
+ * `amiOwner`; lab/history/comparison-key.ts compares them night to night).
+ * `used` is the instance's own AMI: the lookup finds the newest image today,
+ * the instance keeps the one it was created from, so the lookup's name and
+ * owner are given only when they describe that same image.
+ */
+export function amiLabels(used: string, found: FoundAmi): Record<string, string> {
+  if (found.id !== used) return { ami: used };
+  return {
+    ami: used,
+    ...(found.name ? { amiName: found.name } : {}),
+    ...(found.ownerId ? { amiOwner: found.ownerId } : {}),
+  };
 }

@@ -5,7 +5,7 @@ import { baseImageOf } from '../../lab/catalog.js';
 import type { HostDefinition, LabDefinition } from '../../lab/definition/schema.js';
 import type { AwsStackHost, AwsStackInventory } from '../../lab/targets/aws/stack-inventory.js';
 import { type LabTagInfo, labTags } from '../tags.js';
-import { AMI_SOURCES, lookupAmi } from './ami.js';
+import { AMI_SOURCES, amiLabels, lookupAmi } from './ami.js';
 import { labNetwork } from './network.js';
 import { labRegion } from './region.js';
 import { sshSources } from './ssh-cidrs.js';
@@ -53,10 +53,11 @@ function hostResources(
     image === 'flatcar'
       ? operatorKey.publicKeyOpenssh.apply((pub) => flatcarIgnition(pub))
       : pulumi.output(debianCloudConfig(image));
+  const ami = lookupAmi(image, { provider });
   const instance = new aws.ec2.Instance(
     `${prefix}`,
     {
-      ami: lookupAmi(image, { provider }),
+      ami: ami.id,
       instanceType: settings.instanceType,
       subnetId: net.subnetId,
       vpcSecurityGroupIds: [net.securityGroupId],
@@ -118,8 +119,8 @@ function hostResources(
     },
     { provider },
   );
-  return pulumi.all([instance.publicIp, instance.id, volume.id]).apply(
-    ([address, instanceId, volumeId]): AwsStackHost => ({
+  return pulumi.all([instance.publicIp, instance.id, volume.id, instance.ami, ami]).apply(
+    ([address, instanceId, volumeId, usedAmi, foundAmi]): AwsStackHost => ({
       name: host.name,
       profile: host.profile,
       address,
@@ -133,6 +134,9 @@ function hostResources(
         instanceType: settings.instanceType,
         volumeType: settings.volumeType,
         market: settings.spot ? 'spot' : 'on-demand',
+        // The image, recorded with every run: a night on a new AMI is named as an environment change.
+        image,
+        ...amiLabels(usedAmi, foundAmi),
       },
     }),
   );

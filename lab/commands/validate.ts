@@ -5,7 +5,7 @@ import type { LabDefinition } from '../definition/schema.js';
 import { type Plan, makePlan } from '../plan/plan.js';
 import { boundScenario } from '../scenarios/index.js';
 import { costEstimate, hardwareWarnings } from '../targets/aws/hardware.js';
-import { PRICE_REGION } from '../targets/aws/instance-types.js';
+import { PRICES } from '../targets/aws/instance-types.js';
 
 /**
  * How long a plan's trials take, from each scenario's own estimate: `expected`
@@ -49,8 +49,8 @@ function cloudLines(lab: LabDefinition, trialHours: number, budgeted: boolean): 
     : `${hours(trialHours * 3600)} of timed work`;
   const costLine =
     'unknown' in cost
-      ? `  cost: not estimated (${cost.unknown})\n`
-      : `  cost: ~$${cost.usdPerHour.toFixed(2)}/h at on-demand list price in ${PRICE_REGION} (USD; ${lab.hosts.length} host(s), volumes, public IPv4; ` +
+      ? `  cost: price unknown (${cost.unknown})\n`
+      : `  cost: ~$${cost.usdPerHour.toFixed(2)}/h at on-demand list price in ${PRICES.region} as of ${PRICES.asOf} (USD; ${lab.hosts.length} host(s), volumes, public IPv4; ` +
         `no tax, data transfer or support), ~$${(cost.usdPerHour * trialHours).toFixed(2)} per night for ${night} (up and down not counted)` +
         `${cost.notes.length ? `; ${cost.notes.join('; ')}` : ''}\n`;
   return costLine + warnings.join('');

@@ -7,13 +7,24 @@ import type { LoadedRun } from '../record/load.js';
  * AMI or kernel update is not read as a storage regression.
  *
  * From the inventory's host labels (what the target created: instance type,
- * volume type, market, region, and the image when the target records it) and
+ * base image and AMI id, name and owner, volume type, market, region) and
  * from the host's env summary.json (what the guest reported).
  */
 export type ComparisonKey = Record<string, Record<string, string>>;
 
 /** Host labels that describe the machine (others, such as a name tag, do not change the numbers). */
-const LABEL_FIELDS = ['instanceType', 'ami', 'image', 'volumeType', 'market', 'region'] as const;
+const LABEL_FIELDS = [
+  'instanceType',
+  // The image the host was created from (infra/aws/ami.ts amiLabels): its id, and the name and
+  // publisher that say which release it is, so "ami-0a… → ami-0b…" comes with the dated names.
+  'ami',
+  'amiName',
+  'amiOwner',
+  'image',
+  'volumeType',
+  'market',
+  'region',
+] as const;
 
 /** env summary.json fields that describe the software and hardware under the profile. */
 const ENV_FIELDS = [

@@ -24,8 +24,9 @@ import { atCloudBoundary } from './infra-error.js';
 import { pulumiBackendName, requirePulumiCli } from './pulumi-cli.js';
 import { defaultBackoff } from './retry.js';
 import type { AwsStackInventory } from './stack-inventory.js';
-import { clearRunMarker, readRunMarker, thisMachine, writeRunMarker } from './stack-lock.js';
+import { type StackLockDeps, clearRunMarker, readRunMarker, thisMachine, writeRunMarker } from './stack-lock.js';
 import { teardownStack } from './stack-teardown.js';
+import { upStack } from './stack-up.js';
 
 function savedDir(lab: string): string {
   return join(labStateDir(lab), 'aws');
@@ -42,6 +43,23 @@ async function selectStack(name: string, create: boolean): Promise<Stack> {
   return atCloudBoundary(`pulumi: selecting stack ${name}`, () =>
     create ? auto.LocalWorkspace.createOrSelectStack(args) : auto.LocalWorkspace.selectStack(args),
   );
+}
+
+/**
+ * How `up` and `down` take the stack (stack-lock.ts runUnderLock): this
+ * lab's run record, this machine, the backend as messages name it.
+ */
+function stackLockDeps(lab: string, stack: string, progress: (message: string) => void): StackLockDeps {
+  return {
+    backend: pulumiBackendName(),
+    progress,
+    markers: {
+      read: () => readRunMarker(lab),
+      write: () => writeRunMarker(lab, stack),
+      clear: () => clearRunMarker(lab),
+    },
+    world: thisMachine(),
+  };
 }
 
 /** How long a new host may take to print its host key: it comes at the end of cloud-init (after apt). */
@@ -193,16 +211,17 @@ export const awsDriver: TargetDriver = {
     }
   },
   async provision(lab, labFile, opts, hooks: ProvisionHooks) {
+    // Preflight said so already; a caller that skipped it still gets the message, not a spawn error.
+    requirePulumiCli('target aws');
     const name = stackName(lab, opts);
     hooks.progress(`pulumi: stack ${name} (program infra/, region ${lab.target.aws.region})`);
     const stack = await selectStack(name, true);
     await stack.setAllConfig(awsStackConfig(labFile, operatorCidrs(opts), await stack.getAllConfig()));
-    // Recorded so that a lock this run leaves if it is killed can be told from someone else's (stack-lock.ts).
-    await writeRunMarker(lab.name, name);
-    const result = await atCloudBoundary(`pulumi up of stack ${name}`, () =>
-      stack.up({ onOutput: (out) => hooks.log.output('pulumi', out) }),
-    );
-    clearRunMarker(lab.name);
+    // A lock left by a killed run of ours is cancelled; any other is reported (stack-up.ts).
+    const result = await upStack(name, stack, {
+      ...stackLockDeps(lab.name, name, hooks.progress),
+      output: (out) => hooks.log.output('pulumi', out),
+    });
     hooks.progress(`pulumi: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
     const pinning = { readConsole: ec2ConsoleReader(lab.target.aws.region), progress: hooks.progress };
     return unprepared(await inventoryFromStack(lab.name, result.outputs, pinning));
@@ -234,19 +253,12 @@ export const awsDriver: TargetDriver = {
     const region = lab.target.aws.region;
     // Throws (exit 3) unless the stack is gone and EC2 lists nothing tagged with the lab: see stack-teardown.ts.
     const detail = await teardownStack(lab.name, name, {
+      ...stackLockDeps(lab.name, name, progress),
       selectStack: (n) => selectStack(n, false),
       ec2: () => ec2Client(region),
-      backend: pulumiBackendName(),
       region,
       backoff: defaultBackoff(),
-      progress,
       output: (out) => process.stderr.write(out),
-      markers: {
-        read: () => readRunMarker(lab.name),
-        write: () => writeRunMarker(lab.name, name),
-        clear: () => clearRunMarker(lab.name),
-      },
-      world: thisMachine(),
     });
     await removeLabStateDir(lab.name);
     return [{ host: '*', removed: true, detail }];

@@ -5,6 +5,7 @@ import {
   HOURS_PER_MONTH,
   INSTANCE_TYPES,
   type InstanceTypeFacts,
+  PRICES,
   PRICE_REGION,
   PUBLIC_IPV4_USD_PER_HOUR,
 } from './instance-types.js';
@@ -98,8 +99,11 @@ function hourly(lab: LabDefinition, type: InstanceTypeFacts): CostEstimate {
  */
 export function costEstimate(lab: LabDefinition): CostEstimate | { unknown: string } {
   const aws = lab.target.aws;
+  // Another region's prices differ: none is better than the wrong one.
   if (aws.region !== PRICE_REGION) {
-    return { unknown: `no list prices recorded for region ${aws.region} (only ${PRICE_REGION})` };
+    return {
+      unknown: `no list prices recorded for region ${aws.region} (only ${PRICE_REGION}, as of ${PRICES.asOf}); see aws.amazon.com/ec2/pricing/on-demand`,
+    };
   }
   const type = INSTANCE_TYPES[aws.instanceType];
   if (!type) return { unknown: `no list price recorded for instance type ${aws.instanceType}` };

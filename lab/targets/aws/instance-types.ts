@@ -13,7 +13,8 @@
  * schema's default region), USD. AWS's own page (aws.amazon.com/ec2/pricing/on-demand,
  * aws.amazon.com/ebs/pricing) was not reachable from where this was written;
  * the figures are those of a published cost table that quotes eu-central-1
- * list prices (2026): check them there before relying on them.
+ * list prices (2026): check them there before relying on them. PRICES says
+ * so in code, and validate's cost line names its region and date.
  *
  * A type without every figure is left out: validate says it cannot check it.
  */
@@ -26,12 +27,25 @@ export interface InstanceTypeFacts {
   baselineIops: number;
   /** Burstable CPU (T family): CPU credits decide the speed of long runs. */
   burstableCpu: boolean;
-  /** On-demand list price per hour, USD, in PRICE_REGION. */
+  /** On-demand list price per hour, USD, in PRICES.region as of PRICES.asOf. */
   usdPerHour: number;
 }
 
+/**
+ * Which region and date every price in this file is for, and from where;
+ * `validate` quotes it beside each estimate. A lab in another region gets
+ * "price unknown", never these figures: list prices differ by region (up to
+ * a fifth and more between Frankfurt and North Virginia).
+ */
+export const PRICES = {
+  region: 'eu-central-1',
+  /** The year the cost table quoted; the exact date was not recorded (copied in on 2026-12-04). */
+  asOf: '2026',
+  source: 'a published cost table quoting AWS list prices, not checked against aws.amazon.com/ec2/pricing',
+} as const;
+
 /** The region the prices below are for. */
-export const PRICE_REGION = 'eu-central-1';
+export const PRICE_REGION = PRICES.region;
 
 export const INSTANCE_TYPES: Readonly<Record<string, InstanceTypeFacts>> = {
   't3.medium': { vcpus: 2, baselineMBps: 43.38, baselineIops: 2000, burstableCpu: true, usdPerHour: 0.048 },

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { InfraError, errorMessage } from '../../errors.js';
 import { labStateDir } from '../../paths.js';
 import { writeFileAtomic } from '../../util/files.js';
 import { type ProcessIdentity, currentProcessIdentity, isAlive, isProcessAlive } from '../../util/proc.js';
@@ -147,6 +148,83 @@ export function judgeLocks(
   };
 }
 
-export function describeLocks(locks: readonly PulumiLock[]): string {
-  return locks.map((l) => `${l.user}@${l.host} (pid ${l.pid}) since ${l.at}`).join('; ');
+/** How long ago `at` was, as people read it ("3 min", "26 h"); empty when the time cannot be read. */
+function age(at: string, now: number): string {
+  const ms = now - Date.parse(at);
+  if (Number.isNaN(ms) || ms < 0) return '';
+  const min = Math.floor(ms / 60_000);
+  if (min < 1) return ' (less than a minute ago)';
+  return min < 120 ? ` (${min} min ago)` : ` (${Math.floor(min / 60)} h ago)`;
+}
+
+export function describeLocks(locks: readonly PulumiLock[], now = Date.now()): string {
+  return locks.map((l) => `${l.user}@${l.host} (pid ${l.pid}) since ${l.at}${age(l.at, now)}`).join('; ');
+}
+
+/** What running a Pulumi operation as this layerlab process needs (fakes in tests). */
+export interface StackLockDeps {
+  /** How to name the backend in messages (its URL when known). */
+  backend: string;
+  progress(message: string): void;
+  /** This lab's run record: read, written for this process, removed. */
+  markers: { read(): RunMarker | undefined; write(): Promise<void>; clear(): void };
+  world: LockWorld;
+  now?: () => number;
+}
+
+/** One Pulumi operation that takes the stack's lock (`up`, `destroy`), as its caller reports it. */
+export interface LockedOperation<T> {
+  run(): Promise<T>;
+  /** Releases the stack's lock (`pulumi cancel`). */
+  cancel(): Promise<void>;
+  /** What to run again once the lock is gone, formatted: "`layerlab down`". */
+  again: string;
+  /** A failure of the operation or of the cancel, as the error to throw. */
+  failed(doing: 'run' | 'cancel', err: unknown): unknown;
+}
+
+/**
+ * Runs `op` on stack `name` as this layerlab process: `up` and `down` (and
+ * the sweeper) take a stack only through here. The run record is written
+ * first, so a lock this run leaves if it is killed can be told from someone
+ * else's; when the stack is already locked, the lock is cancelled and the
+ * operation run once more only if judgeLocks proves it was left by a dead run
+ * of ours. Any other lock is an InfraError naming who holds it, since when,
+ * why it is left alone and the exact commands to run. Its age alone never
+ * breaks it: a slow `pulumi up` or `destroy` holds its lock for as long as
+ * AWS takes.
+ */
+export async function runUnderLock<T>(name: string, op: LockedOperation<T>, deps: StackLockDeps): Promise<T> {
+  // Read before this run records itself: the record it replaces is what proves a stale lock ours.
+  const previous = deps.markers.read();
+  await deps.markers.write();
+  try {
+    return await op.run();
+  } catch (err) {
+    if (!isLockedError(err)) throw op.failed('run', err);
+    const locks = parseLocks(errorMessage(err));
+    const verdict = judgeLocks(name, locks, previous, deps.world);
+    if (!verdict.cancel) {
+      const now = deps.now?.() ?? Date.now();
+      throw new InfraError(
+        `Pulumi stack ${name} (backend ${deps.backend}) is locked${locks.length ? ` by ${describeLocks(locks, now)}` : ''}; ` +
+          `layerlab leaves it alone: ${verdict.why}.\n` +
+          `  Wait for that run to finish and run ${op.again} again; only if you are sure no process is using the stack,\n` +
+          `  \`pulumi cancel --stack ${name}\` and then ${op.again}.`,
+        {},
+        { cause: err },
+      );
+    }
+    deps.progress(`pulumi: stack ${name} is locked by a dead run of ours (${verdict.why}); cancelling that lock`);
+    try {
+      await op.cancel();
+    } catch (e) {
+      throw op.failed('cancel', e);
+    }
+  }
+  try {
+    return await op.run();
+  } catch (err) {
+    throw op.failed('run', err);
+  }
 }

@@ -2,16 +2,16 @@ import type { EC2Client } from '@aws-sdk/client-ec2';
 import { InfraError, errorMessage } from '../../errors.js';
 import { RUN_TAG } from './ec2-resources.js';
 import type { Backoff } from './retry.js';
-import { type LockWorld, type RunMarker, describeLocks, isLockedError, judgeLocks, parseLocks } from './stack-lock.js';
+import { type StackLockDeps, runUnderLock } from './stack-lock.js';
 import { verifyGone } from './verify-gone.js';
 
 /**
  * `down --target aws`, trusting no single answer: the stack is read (only
  * "no such stack" means there is nothing to destroy; any other failure is an
- * InfraError), destroyed (a lock left by a dead run of ours is cancelled,
- * any other is reported), read again (resources still in the state are
- * named), and then EC2 itself is asked, by the lab's tags, until nothing is
- * left. The stack is removed only after all of that.
+ * InfraError), destroyed (runUnderLock, as `up` does: a lock left by a dead
+ * run of ours is cancelled, any other is reported), read again (resources
+ * still in the state are named), and then EC2 itself is asked, by the lab's
+ * tags, until nothing is left. The stack is removed only after all of that.
  */
 
 /** What teardown uses of a Pulumi stack (the Automation API's Stack; a fake in tests). */
@@ -22,18 +22,13 @@ export interface TeardownStack {
   workspace: { removeStack(name: string): Promise<void> };
 }
 
-export interface StackTeardownDeps {
+export interface StackTeardownDeps extends StackLockDeps {
   /** Rejects with StackNotFoundError when the backend says there is no such stack. */
   selectStack(name: string): Promise<TeardownStack>;
   ec2(): Promise<EC2Client>;
-  /** How to name the backend in messages (its URL when known). */
-  backend: string;
   region: string;
   backoff: Backoff;
-  progress(message: string): void;
   output(text: string): void;
-  markers: { read(): RunMarker | undefined; write(): Promise<void>; clear(): void };
-  world: LockWorld;
 }
 
 interface StateResource {
@@ -85,41 +80,6 @@ function unreadable(name: string, backend: string, what: string, err: unknown): 
   );
 }
 
-/** `previous`: the record found before this run wrote its own (which names this live process). */
-async function destroyWithLocks(
-  name: string,
-  stack: TeardownStack,
-  previous: RunMarker | undefined,
-  deps: StackTeardownDeps,
-): Promise<void> {
-  const destroy = () => stack.destroy({ onOutput: deps.output });
-  try {
-    await destroy();
-    return;
-  } catch (err) {
-    if (!isLockedError(err)) throw unreadable(name, deps.backend, 'destroy', err);
-    const locks = parseLocks(errorMessage(err));
-    const verdict = judgeLocks(name, locks, previous, deps.world);
-    if (!verdict.cancel) {
-      throw new InfraError(
-        `Pulumi stack ${name} (backend ${deps.backend}) is locked${locks.length ? ` by ${describeLocks(locks)}` : ''}; ` +
-          `layerlab leaves it alone: ${verdict.why}.\n` +
-          '  Wait for that run to finish and run `layerlab down` again; only if you are sure no process is using the stack,\n' +
-          `  \`pulumi cancel --stack ${name}\` and then \`layerlab down\`.`,
-        {},
-        { cause: err },
-      );
-    }
-    deps.progress(`pulumi: stack ${name} is locked by a dead run of ours (${verdict.why}); cancelling that lock`);
-    await stack.cancel().catch((e: unknown) => {
-      throw unreadable(name, deps.backend, 'cancel the stale lock of', e);
-    });
-  }
-  await destroy().catch((err: unknown) => {
-    throw unreadable(name, deps.backend, 'destroy', err);
-  });
-}
-
 /** Destroys the lab's stack and proves it gone; returns what it did, throws an InfraError naming what is left. */
 export async function teardownStack(lab: string, name: string, deps: StackTeardownDeps): Promise<string> {
   let stack: TeardownStack | undefined;
@@ -136,9 +96,19 @@ export async function teardownStack(lab: string, name: string, deps: StackTeardo
     });
     if (runIdsOf(before).length) runs = runIdsOf(before);
     deps.progress(`pulumi: destroying stack ${name} (${realResources(before).length} resource(s))`);
-    const previous = deps.markers.read();
-    await deps.markers.write();
-    await destroyWithLocks(name, stack, previous, deps);
+    const destroying = stack;
+    // A lock left by a dead run of ours is cancelled, any other reported (stack-lock.ts).
+    await runUnderLock(
+      name,
+      {
+        run: () => destroying.destroy({ onOutput: deps.output }),
+        cancel: () => destroying.cancel(),
+        again: '`layerlab down`',
+        failed: (doing, err) =>
+          unreadable(name, deps.backend, doing === 'run' ? 'destroy' : 'cancel the stale lock of', err),
+      },
+      deps,
+    );
     const after = await stack.exportStack().catch((err: unknown) => {
       throw unreadable(name, deps.backend, 'read back', err);
     });

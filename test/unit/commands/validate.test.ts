@@ -47,7 +47,7 @@ describe('layerlab validate, target aws', () => {
     assert.equal(r.status, 0, r.err);
     assert.match(
       r.out,
-      /cost: ~\$\d+\.\d\d\/h at on-demand list price in eu-central-1 .*~\$\d+\.\d\d per night for the lab's budget of 2\.5 h/,
+      /cost: ~\$\d+\.\d\d\/h at on-demand list price in eu-central-1 as of 2026 .*~\$\d+\.\d\d per night for the lab's budget of 2\.5 h/,
     );
     assert.doesNotMatch(r.out, /warning/);
   });
@@ -83,7 +83,18 @@ describe('layerlab validate, target aws', () => {
     const r = validate(nightlyWith('unknown', { instanceType: 'z1d.large', region: 'us-east-1' }));
     assert.equal(r.status, 0, r.err);
     assert.match(r.out, /warning: cannot check instance type z1d\.large: no sustained EBS figures recorded/);
-    assert.match(r.out, /cost: not estimated \(no list prices recorded for region us-east-1/);
+    assert.match(r.out, /cost: price unknown \(no list prices recorded for region us-east-1/);
+  });
+
+  it('a known type in a region without recorded prices: "price unknown", not eu-central-1’s figures', () => {
+    const r = validate(nightlyWith('virginia', { region: 'us-east-1' }));
+    assert.equal(r.status, 0, r.err);
+    assert.match(
+      r.out,
+      /cost: price unknown \(no list prices recorded for region us-east-1 \(only eu-central-1, as of 2026\)/,
+    );
+    assert.doesNotMatch(r.out, /\$\d/, 'no dollar figure from another region');
+    assert.doesNotMatch(r.out, /warning/, 'the EBS limits do not depend on the region');
   });
 
   it('--target aws on a local lab prints the cloud lines; a local lab alone does not', () => {

@@ -10,7 +10,7 @@ import { compareCommand } from '../../../lab/commands/compare-runs.ts';
 import { historyAcceptCommand } from '../../../lab/commands/history.ts';
 import { baselineWindow } from '../../../lab/history/baseline.ts';
 import type { HistoryRun } from '../../../lab/history/history.ts';
-import { type Night, resultsFolder, runId } from './nights.ts';
+import { type Night, amiOf, resultsFolder, runId } from './nights.ts';
 
 interface Judged {
   exitCode: number;
@@ -106,6 +106,19 @@ describe('nightly baselines', () => {
     const changed = compareCommand([runId(4)], { baseline: 'last', threshold: '5%' }).output;
     assert.match(changed, /\*\*The environment changed since the baseline\*\* \(1 field\(s\)\)/);
     assert.match(changed, /- xfs: kernel 6\.1\.0-28-cloud-amd64 → 6\.1\.0-29-cloud-amd64/);
+  });
+
+  it('a night on a new AMI is named as an environment change (id and name), not compared silently', () => {
+    const judged = nights([{ n: 1 }, { n: 2, amiRelease: '20261120-1940' }]);
+    const was = amiOf('20261101-1900');
+    const now = amiOf('20261120-1940');
+    assert.deepEqual(judged[1]?.environmentChanges, [
+      `xfs: ami ${was.ami} → ${now.ami}`,
+      `xfs: amiName ${was.amiName} → ${now.amiName}`,
+    ]);
+    const md = compareCommand([runId(2)], { baseline: 'last', threshold: '5%' }).output;
+    assert.match(md, /\*\*The environment changed since the baseline\*\* \(2 field\(s\)\)/);
+    assert.match(md, /- xfs: amiName debian-12-amd64-20261101-1900 → debian-12-amd64-20261120-1940/);
   });
 });
 

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { comparisonKey, keyChanges } from '../../../lab/history/comparison-key.ts';
-import { night } from './nights.ts';
+import { amiOf, night } from './nights.ts';
 
 describe('comparison keys', () => {
   it('per host: the machine from the inventory labels, the software from env summary.json', () => {
     const key = comparisonKey(night({ n: 1 }));
     assert.deepEqual(key.xfs, {
       instanceType: 'm6i.large',
+      ...amiOf('20261101-1900'),
       region: 'eu-central-1',
       kernel: '6.1.0-27-cloud-amd64',
       docker_version: '27.3.1',

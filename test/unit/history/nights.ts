@@ -28,11 +28,24 @@ export interface Night {
   xfsFactor?: number;
   /** Host xfs's kernel (env summary.json). */
   kernel?: string;
+  /** Host xfs's AMI release date (inventory labels ami and amiName, as infra/aws/program.ts records them). */
+  amiRelease?: string;
+}
+
+const AMI_OWNER = '136693986130';
+/** The AMI labels of a Debian 12 image of that release (ids made up, one per release). */
+export function amiOf(release: string): Record<string, string> {
+  return { ami: `ami-0${release.replace(/\D/g, '')}`, amiName: `debian-12-amd64-${release}`, amiOwner: AMI_OWNER };
 }
 
 export const runId = (n: number) => `20261201-02${String(n).padStart(2, '0')}00-nightly-0001`;
 
-export function night({ n, xfsFactor = 1, kernel = '6.1.0-27-cloud-amd64' }: Night): LoadedRun {
+export function night({
+  n,
+  xfsFactor = 1,
+  kernel = '6.1.0-27-cloud-amd64',
+  amiRelease = '20261101-1900',
+}: Night): LoadedRun {
   const next = mulberry32(1000 + n);
   const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   const samples: Sample[] = [];
@@ -78,7 +91,12 @@ export function night({ n, xfsFactor = 1, kernel = '6.1.0-27-cloud-amd64' }: Nig
         target: 'aws',
         hosts: HOSTS.map((h) => ({
           ...h,
-          labels: { target: 'aws', instanceType: 'm6i.large', region: 'eu-central-1' },
+          labels: {
+            target: 'aws',
+            instanceType: 'm6i.large',
+            region: 'eu-central-1',
+            ...amiOf(h.name === 'xfs' ? amiRelease : '20261101-1900'),
+          },
         })),
       },
     },

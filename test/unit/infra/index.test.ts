@@ -4,12 +4,20 @@
  * names, preview and update. Every documented way to start a lab.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { AMI_SOURCES } from '../../../infra/aws/ami.ts';
 import { parseLabDefinition } from '../../../lab/definition/load.ts';
-import { awsStackConfig } from '../../../lab/targets/aws/driver.ts';
+import { comparisonKey } from '../../../lab/history/comparison-key.ts';
+import { labStateDir } from '../../../lab/paths.ts';
+import type { LoadedRun } from '../../../lab/record/load.ts';
+import { awsStackConfig, inventoryFromStack } from '../../../lab/targets/aws/driver.ts';
+import type { AwsStackInventory } from '../../../lab/targets/aws/stack-inventory.ts';
+import { publicInventory } from '../../../lab/targets/types.ts';
 import { PROJECT_ROOT, type ProgramRun, runLikeLanguageHost } from './language-host.ts';
+import { MOCK_AMI_RELEASE } from './mock-cloud.ts';
 
 const INSTANCE = 'aws:ec2/instance:Instance';
 
@@ -43,6 +51,22 @@ function assertNightlyLab(run: ProgramRun): void {
   assert.equal(run.resources.filter((r) => r.type === INSTANCE).length, 5);
   assert.deepEqual(run.secretOutputs, ['sshPrivateKey']);
   assertOneRegion(run, 'eu-central-1');
+  assertAmiLabels(run);
+}
+
+/** Each host's inventory labels name the image its instance was created from (id, name, publisher). */
+function assertAmiLabels(run: ProgramRun): void {
+  const inventory = run.outputs.inventory as { hosts: { name: string; labels: Record<string, string> }[] };
+  for (const host of inventory.hosts) {
+    const image = host.name === 'flatcar' ? 'flatcar' : 'debian-12';
+    const source = AMI_SOURCES[image];
+    const instance = run.resources.find((r) => r.type === INSTANCE && r.name === `nightly-${host.name}`);
+    assert.equal(host.labels.ami, instance?.inputs.ami, `${host.name}: the AMI its instance runs`);
+    assert.equal(host.labels.ami, `ami-from-${source.owner}`, host.name);
+    assert.equal(host.labels.amiName, source.namePattern.replace('*', MOCK_AMI_RELEASE), host.name);
+    assert.equal(host.labels.amiOwner, source.owner, host.name);
+    assert.equal(host.labels.image, image, host.name);
+  }
 }
 
 /** One explicit AWS provider, in the lab's region, behind every AWS resource and lookup. */
@@ -148,6 +172,49 @@ describe('infra/index.ts under the Node language host contract', () => {
       env: { AWS_REGION: 'us-west-2', AWS_DEFAULT_REGION: 'us-west-2' },
     });
     assertNightlyLab(run);
+  });
+
+  it('the AMI each host runs reaches the run record and the history comparison key', async () => {
+    const run = await runLikeLanguageHost({ stack: 'nightly', config: PLAIN_PULUMI_CONFIG, dryRun: false });
+    assert.equal(run.error, undefined);
+    const stackInventory = run.outputs.inventory as AwsStackInventory;
+    const saved = process.env.LAYERLAB_HOME;
+    const home = mkdtempSync(join(tmpdir(), 'layerlab-ami-'));
+    process.env.LAYERLAB_HOME = home;
+    try {
+      // Host keys already pinned, so no console is read (that path has its own tests).
+      const dir = join(labStateDir('nightly'), 'aws');
+      mkdirSync(dir, { recursive: true });
+      const pins = Object.fromEntries(stackInventory.hosts.map((h) => [h.instanceId, 'ssh-ed25519 AAAAC3Nz test']));
+      writeFileSync(join(dir, 'host-keys.json'), JSON.stringify(pins));
+      const inventory = await inventoryFromStack(
+        'nightly',
+        { inventory: { value: stackInventory }, sshPrivateKey: { value: String(run.outputs.sshPrivateKey) } },
+        {
+          readConsole: async () => assert.fail('no console read: the keys are pinned'),
+          progress: () => {},
+        },
+      );
+      // What startRun records in manifest.json (lab/phases/run.ts), and what history keys a night on.
+      const recorded = { manifest: { inventory: publicInventory(inventory) }, env: new Map() } as unknown as LoadedRun;
+      const key = comparisonKey(recorded);
+      const flatcar = AMI_SOURCES.flatcar;
+      assert.deepEqual(key.flatcar, {
+        instanceType: 'm6i.xlarge',
+        ami: `ami-from-${flatcar.owner}`,
+        amiName: flatcar.namePattern.replace('*', MOCK_AMI_RELEASE),
+        amiOwner: flatcar.owner,
+        image: 'flatcar',
+        volumeType: 'gp3',
+        market: 'on-demand',
+        region: 'eu-central-1',
+      });
+      assert.equal(key.xfs?.ami, `ami-from-${AMI_SOURCES['debian-12'].owner}`);
+    } finally {
+      if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_HOME');
+      else process.env.LAYERLAB_HOME = saved;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('says which file it could not read, resolved against the project root', async () => {

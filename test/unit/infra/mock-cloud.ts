@@ -38,6 +38,9 @@ export interface MockCloud {
   invokes: RecordedInvoke[];
 }
 
+/** What the mock cloud's newest image of every name pattern is called in place of the pattern's `*`. */
+export const MOCK_AMI_RELEASE = '20261120-1940';
+
 const SECRET_SIG = '4dabf18193072939515e22adb298388d';
 
 function unwrapSecrets(inputs: Record<string, unknown>): { inputs: Record<string, unknown>; secret: string[] } {
@@ -110,8 +113,16 @@ export function installMockCloud(opts: MockCloudOptions): MockCloud {
       call(args) {
         cloud.invokes.push({ token: args.token, inputs: args.inputs, provider: args.provider ?? '' });
         if (args.token === 'aws:ec2/getAmi:getAmi') {
+          // As AWS answers: the newest image matching the name pattern, with its name and publisher.
           const owners = args.inputs.owners as string[];
-          return { id: `ami-from-${owners[0]}`, imageId: `ami-from-${owners[0]}` };
+          const filters = args.inputs.filters as { name: string; values: string[] }[];
+          const pattern = filters.find((f) => f.name === 'name')?.values[0] ?? '*';
+          return {
+            id: `ami-from-${owners[0]}`,
+            imageId: `ami-from-${owners[0]}`,
+            name: pattern.replace('*', MOCK_AMI_RELEASE),
+            ownerId: owners[0],
+          };
         }
         if (args.token === 'aws:ec2/getVpc:getVpc') return { id: 'vpc-default' };
         if (args.token === 'aws:ec2/getSubnets:getSubnets') return { ids: ['subnet-b', 'subnet-a'] };

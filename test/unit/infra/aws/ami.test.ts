@@ -38,6 +38,7 @@ pulumi.runtime.setMocks(
 );
 
 const { awsLab } = await import('../../../../infra/aws/program.ts');
+const { amiLabels } = await import('../../../../infra/aws/ami.ts');
 
 function resolved<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply(resolve));
@@ -87,5 +88,25 @@ describe('infra/aws: the AMI of each host’s os release', () => {
         ['fc', 'core'],
       ],
     );
+  });
+});
+
+describe('infra/aws: amiLabels, the image a host runs as its inventory labels', () => {
+  const found = { id: 'ami-0new', name: 'debian-12-amd64-20261120-1940', ownerId: '136693986130' };
+
+  it('the instance’s AMI with the name and publisher the lookup found for it', () => {
+    assert.deepEqual(amiLabels('ami-0new', found), {
+      ami: 'ami-0new',
+      amiName: 'debian-12-amd64-20261120-1940',
+      amiOwner: '136693986130',
+    });
+  });
+
+  it('an instance still on an older image than today’s lookup: its own id, no borrowed name', () => {
+    assert.deepEqual(amiLabels('ami-0old', found), { ami: 'ami-0old' });
+  });
+
+  it('a lookup that does not say name or owner: the id alone', () => {
+    assert.deepEqual(amiLabels('ami-0new', { id: 'ami-0new' }), { ami: 'ami-0new' });
   });
 });
