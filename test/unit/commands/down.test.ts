@@ -86,7 +86,7 @@ const tags = (lab: string, run: string, expires = '2999-01-01T00:00:00.000Z') =>
 });
 const down = ['down', '--lab', LAB, '--target', 'aws'];
 
-describe('layerlab down --target aws', { timeout: 120_000 }, () => {
+describe('layerlab down --target aws', { timeout: 300_000 }, () => {
   it('no stack and nothing tagged in EC2: exit 0, "nothing to destroy"', async () => {
     fake.add('instance', tags('someone-else', 'x'));
     const r = await layerlab(down, { FAKE_PULUMI_SELECT_ERROR: NO_STACK });
@@ -120,7 +120,7 @@ describe('layerlab down --target aws', { timeout: 120_000 }, () => {
   });
 });
 
-describe('layerlab sweep --target aws (EC2 tags, no Pulumi state)', { timeout: 120_000 }, () => {
+describe('layerlab sweep --target aws (EC2 tags, no Pulumi state)', { timeout: 300_000 }, () => {
   it('deletes the expired lab, keeps the rest, exit 0', async () => {
     const old = fake.addLab(tags('old', 'r1', '2026-01-01T00:00:00.000Z'));
     const kept = [...fake.addLab(tags('fresh', 'r2')), fake.add('volume', { Name: 'not-ours' })];
