@@ -86,7 +86,10 @@ function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[]
   const heading: Section = {
     level: 2,
     title: plain(registered?.summary ?? name),
-    blocks: [...own.blocks, ...(registered ? scenarioFigures(registered, scenario, lab.mounts) : [])],
+    blocks: [
+      ...own.blocks,
+      ...(registered ? scenarioFigures(registered, scenario, lab.mounts, lab.hosts[0]?.name) : []),
+    ],
   };
   const compared = comparisonSection(comparisons, name);
   return [heading, ...own.sections, ...(compared ? [compared] : [])];
