@@ -1,16 +1,19 @@
 import type { ScenarioAnalysis } from '../analyze/types.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../record/journal.js';
-import { type LoadedRun, recordedLab } from '../record/load.js';
+import { type LoadedRun, type RecordedLab, recordedLab } from '../record/load.js';
 import { getScenario } from '../scenarios/index.js';
+import type { MetricSpec } from '../scenarios/metric.js';
 import { formatDuration } from '../util/time.js';
 import { answerClaims, calibrationRows, calibrationSection, claimsSection } from './claims.js';
+import { environmentSection } from './environment.js';
 import { EXPORT_SCHEMA_VERSION, type ExportModel } from './exporter.js';
 import { scenarioFigures } from './figures.js';
 import { fmt } from './format.js';
+import { matrixBlock, matrixLegend } from './glance.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
 import { orderEffectsSection } from './order-effects.js';
-import { FILES_SECTION, comparisonSection, failedTrialsSection, hostsSection, noiseSection } from './run-sections.js';
+import { FILES_SECTION, comparisonSection, failedTrialsSection, noiseSection } from './run-sections.js';
 import { unknownScenarioSection } from './unknown-scenario.js';
 
 type RunSummary = NonNullable<LoadedRun['summary']>;
@@ -40,8 +43,8 @@ function repetitionsText(r: LabDefinition['repetitions'] | number, summary: RunS
   return `stop rule (${rule}): ran ${summary.repetitions}, ended by ${summary.stoppedBy ? STOP_TEXT[summary.stoppedBy] : '?'}${widest}`;
 }
 
-/** The report's heading and what ran: run, target, repetitions, trial order, git; trials done and failed. */
-function headerSection(run: LoadedRun): Section {
+/** What ran: run, target, repetitions, trial order, git; trials done and failed; how to read the tables. */
+function runSection(run: LoadedRun): Section {
   // Fields older runs may lack read as "?" or "undefined", as they always have.
   const m = run.manifest as Record<string, unknown> & { lab: Record<string, unknown> };
   const plan = m.plan as { seed?: number; mode?: string } | undefined;
@@ -54,8 +57,8 @@ function headerSection(run: LoadedRun): Section {
   const count = (state: string) => states.filter((e) => e.state === state).length;
   const wall = run.summary ? `, wall time ${formatDuration(run.summary.wallSeconds * 1000)}` : '';
   return {
-    level: 1,
-    title: plain(`layerlab report: ${m.lab.name}`),
+    level: 2,
+    title: plain('Run'),
     blocks: [
       paragraph(
         inline`Run ${code(String(m.runId))} · target ${code(target)} · ${repetitions} · trial order seed ${String(plan?.seed ?? m.lab.seed)} (${plan?.mode ?? ''}) · git ${String(m.gitRevision ?? 'unknown')}`,
@@ -84,29 +87,51 @@ function scenarioSections(scenario: ScenarioAnalysis, run: LoadedRun): Section[]
   const heading: Section = {
     level: 2,
     title: plain(registered?.summary ?? name),
-    blocks: [...own.blocks, ...(registered ? scenarioFigures(registered, scenario, lab.mounts) : [])],
+    blocks: [
+      ...own.blocks,
+      ...(registered ? scenarioFigures(registered, scenario, lab.mounts, lab.hosts[0]?.name) : []),
+    ],
   };
-  const compared = comparisonSection(comparisons);
+  const compared = comparisonSection(comparisons, name);
   return [heading, ...own.sections, ...(compared ? [compared] : [])];
 }
 
+/** The scenario's metric in the matrix (Scenario.matrixMetric), if this version knows the scenario. */
+function matrixMetric(name: string): MetricSpec | undefined {
+  const scenario = getScenario(name);
+  return scenario?.metrics.find((m) => m.name === scenario.matrixMetric);
+}
+
+/** The report's heading, then the matrix of setups against workloads and how to read it. */
+function glanceSection(lab: RecordedLab, analysis: readonly ScenarioAnalysis[]): Section {
+  const matrix = matrixBlock(analysis, lab, matrixMetric);
+  return {
+    level: 1,
+    title: plain(`layerlab report: ${lab.name}`),
+    blocks: matrix ? [matrix, paragraph(matrixLegend(matrix))] : [],
+  };
+}
+
 /**
- * The report of a run, built once from the run and its analysis: what ran,
- * the seed claims, the calibration check, the order effects, a section per scenario, then
- * failed trials, noise, hosts and files. report.md and report.html render it.
+ * The report of a run, built once from the run and its analysis. First what
+ * a reader needs at a glance: the matrix of setups against workloads, the
+ * seed claims, the hosts side by side; then the details: what ran, the
+ * calibration check, the order effects, a section per scenario, failed
+ * trials, noise and files. report.md and report.html render it.
  */
 export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Report {
   const lab = recordedLab(run);
   const failed = [...Journal.finalStates(run.journal).values()].filter((e) => e.state === 'failed');
   const sections = [
-    headerSection(run),
+    glanceSection(lab, analysis),
     claimsSection(answerClaims({ analysis, lab })),
+    environmentSection(lab, run.env),
+    runSection(run),
     calibrationSection(calibrationRows({ analysis, lab })),
     orderEffectsSection(analysis),
     ...analysis.flatMap((scenario) => scenarioSections(scenario, run)),
     failedTrialsSection(failed),
     noiseSection(run),
-    hostsSection(run),
     FILES_SECTION,
   ];
   return { title: `layerlab report: ${lab.name}`, sections: sections.filter((s) => s !== undefined) };

@@ -46,13 +46,14 @@ export function claimsSection(answers: readonly ClaimAnswer[]): Section | undefi
   return {
     level: 2,
     title: plain('Seed claims'),
+    // The answers first (the report's first screen), how they were reached after.
     blocks: [
+      { kind: 'claims', answers },
       paragraph(
         prose(
           `Each seed's headline claim, answered with this run's comparisons (exact rank-sum tests, Hodges–Lehmann ratios with 95% distribution-free intervals, verdicts controlled at a ${(ALPHA * 100).toFixed(0)}% false discovery rate across the report). Direction — confirmed: every comparison points the claimed way; contradicted: one points the other way; not shown: no difference shown, or too few runs. Size: the seed's own factor against our interval. No-gap claims: every 90% interval within the stated margin. Under each claim: every parameter of this run unlike the seed's experiment (with the seed's own words), then those it shares.`,
         ),
       ),
-      { kind: 'claims', answers },
     ],
   };
 }

@@ -60,6 +60,25 @@ const inline = z.array(run);
 const seedSource = z
   .object({ seed: z.string(), line: z.number(), words: z.string(), gloss: z.string().optional() })
   .strict();
+const metric = z
+  .object({
+    name: z.string(),
+    unit: z.string(),
+    better: z.enum(['higher', 'lower']),
+    description: z.string(),
+    compare: z.boolean().optional(),
+  })
+  .strict();
+const matrixVerdict = z.enum([
+  'better',
+  'worse',
+  'equivalent',
+  'no-difference',
+  'too-few-runs',
+  'no-ratio',
+  'baseline',
+  'no-data',
+]);
 const block = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('paragraph'), lines: z.array(inline) }).strict(),
   z
@@ -68,6 +87,7 @@ const block = z.discriminatedUnion('kind', [
       header: z.array(inline),
       align: z.array(z.enum(['left', 'right'])),
       rows: z.array(z.array(inline.nullable())),
+      rowIds: z.array(z.string()).optional(),
     })
     .strict(),
   z
@@ -78,6 +98,34 @@ const block = z.discriminatedUnion('kind', [
       kind: z.literal('figure'),
       caption: inline,
       spec: z.unknown().describe('The plot as a Vega-Lite specification (absent: no plot, the caption says why)'),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('matrix'),
+      baseline: z.string(),
+      columns: z.array(z.object({ scenario: z.string(), series: z.string(), mount: z.string(), metric }).strict()),
+      rows: z.array(
+        z
+          .object({
+            host: z.string(),
+            profile: z.string(),
+            cells: z.array(
+              z
+                .object({
+                  verdict: matrixVerdict,
+                  ratio: num.optional(),
+                  lo: num.optional(),
+                  hi: num.optional(),
+                  median: num.optional(),
+                  n: z.number(),
+                  detail: z.string().optional(),
+                })
+                .strict(),
+            ),
+          })
+          .strict(),
+      ),
     })
     .strict(),
   z
@@ -110,15 +158,6 @@ const block = z.discriminatedUnion('kind', [
     })
     .strict(),
 ]);
-const metric = z
-  .object({
-    name: z.string(),
-    unit: z.string(),
-    better: z.enum(['higher', 'lower']),
-    description: z.string(),
-    compare: z.boolean().optional(),
-  })
-  .strict();
 const comparison = z
   .object({
     nA: z.number(),

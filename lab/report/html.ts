@@ -1,5 +1,6 @@
 import { htmlText } from '../util/safe-text.js';
-import { type Block, type Cell, type Inline, type ListItem, type Report, type Section, claimItem } from './model.js';
+import { MATRIX_STYLE, claimsHtml, matrixHtml } from './glance-html.js';
+import type { Block, Cell, Inline, ListItem, Report, Section } from './model.js';
 import { renderSvg } from './plots.js';
 
 /**
@@ -20,12 +21,15 @@ function inlineHtml(text: Inline): string {
     .join('');
 }
 
+/** A row's id attribute (what the matrix links to), or nothing. */
+const rowId = (id: string | undefined) => (id ? ` id="${htmlText(id)}"` : '');
+
 function tableHtml(block: Extract<Block, { kind: 'table' }>): string {
   const cell = (tag: 'th' | 'td', c: Cell, i: number) =>
     `<${tag}${block.align[i] === 'right' ? ' class="num"' : ''}>${c === null ? '' : inlineHtml(c)}</${tag}>`;
   const rows = [
     `<tr>${block.header.map((c, i) => cell('th', c, i)).join('')}</tr>`,
-    ...block.rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`),
+    ...block.rows.map((r, i) => `<tr${rowId(block.rowIds?.[i])}>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`),
   ];
   return `<div class="table"><table>${rows.join('')}</table></div>`;
 }
@@ -45,7 +49,9 @@ async function blockHtml(block: Block): Promise<string> {
     case 'list':
       return listHtml(block.items);
     case 'claims':
-      return listHtml(block.answers.map(claimItem), 'claims');
+      return claimsHtml(block.answers, inlineHtml);
+    case 'matrix':
+      return matrixHtml(block, inlineHtml);
     case 'figure':
       return block.spec
         ? `<figure><figcaption>${inlineHtml(block.caption)}</figcaption>${await renderSvg(block.spec)}</figure>`
@@ -75,7 +81,7 @@ export async function renderHtml(report: Report): Promise<string> {
   for (const section of report.sections) sections.push(await sectionHtml(section));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${htmlText(report.title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}${MATRIX_STYLE}</style></head>
 <body>
 ${sections.join('\n')}
 </body></html>

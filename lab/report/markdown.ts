@@ -1,4 +1,5 @@
 import { markdownCode, markdownLineStart, markdownText } from '../util/safe-text.js';
+import { matrixTable } from './glance.js';
 import { type Block, type Cell, type Inline, type ListItem, type Report, type Section, claimItem } from './model.js';
 
 /**
@@ -46,6 +47,8 @@ function blockMd(block: Block): string | undefined {
       return listMd(block.items);
     case 'claims':
       return listMd(block.answers.map(claimItem));
+    case 'matrix':
+      return blockMd(matrixTable(block));
     case 'figure':
       return undefined;
   }

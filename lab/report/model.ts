@@ -2,6 +2,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { ComparisonRow, ScenarioAnalysis } from '../analyze/types.js';
 import type { RecordedLab } from '../record/load.js';
 import type { Sample } from '../record/samples.js';
+import type { MetricSpec } from '../scenarios/metric.js';
 import { type ParameterLine, type SeedParameter, sourceText } from './seed-facts.js';
 
 /**
@@ -38,6 +39,8 @@ export interface Table {
   header: readonly Inline[];
   align: readonly Align[];
   rows: readonly (readonly Cell[])[];
+  /** Each row's anchor (report.html's id, what the matrix links to); letters, digits and '-' only. */
+  rowIds?: readonly string[];
 }
 
 export interface ListItem {
@@ -85,7 +88,67 @@ export interface Claims {
   answers: readonly ClaimAnswer[];
 }
 
-export type Block = Paragraph | Table | List | Figure | Claims;
+/**
+ * How a setup fares against the baseline setup in one workload: the
+ * analysis's verdict of their comparison, read from the setup's side.
+ * "equivalent" is a comparison with no difference shown whose 90% interval
+ * lies within ±EQUIVALENCE_MARGIN (the no-gap test the seed claims use).
+ */
+export type MatrixVerdict =
+  | 'better'
+  | 'worse'
+  | 'equivalent'
+  | 'no-difference'
+  | 'too-few-runs'
+  | 'no-ratio'
+  | 'baseline'
+  | 'no-data';
+
+/** A workload of the matrix: one scenario's series on one mount kind, in its headline metric. */
+export interface MatrixColumn {
+  scenario: string;
+  /** The series (fio: "randread/read"); empty when the scenario has none. */
+  series: string;
+  /** The mount kind; "none" for scenarios that bring their own storage. */
+  mount: string;
+  /** The scenario's matrix metric (Scenario.matrixMetric). */
+  metric: MetricSpec;
+}
+
+export interface MatrixCell {
+  verdict: MatrixVerdict;
+  /** This setup's typical value over the baseline's (Hodges–Lehmann) with its 95% interval; 0 and Infinity where unbounded. */
+  ratio?: number;
+  lo?: number;
+  hi?: number;
+  /** The baseline's row: its median. */
+  median?: number;
+  /** Values this setup has in the workload. */
+  n: number;
+  /** The row id of the comparison in the details (a Table's rowIds), absent on the baseline. */
+  detail?: string;
+}
+
+/** A setup: a host (its profile) and its cell per column. */
+export interface MatrixRow {
+  host: string;
+  profile: string;
+  cells: readonly MatrixCell[];
+}
+
+/**
+ * The report at a glance: setups down (the lab's hosts, the first the
+ * baseline), workloads across, each cell the ratio to the baseline with
+ * its interval and verdict. Built once (glance.ts); both renderers draw it.
+ */
+export interface Matrix {
+  kind: 'matrix';
+  baseline: string;
+  columns: readonly MatrixColumn[];
+  rows: readonly MatrixRow[];
+}
+
+export type Block = Paragraph | Table | List | Figure | Claims | Matrix;
 
 export interface Section {
   level: 1 | 2 | 3;

@@ -3,11 +3,11 @@ import { describe } from '../analyze/stats.js';
 import { ALPHA, MIN_RUNS } from '../analyze/verdict.js';
 import type { JournalEntry } from '../record/journal.js';
 import type { LoadedRun } from '../record/load.js';
-import { formatBytes } from '../util/size.js';
 import { fmt, groupBy } from './format.js';
-import { type Cell, NO_CELL, type Section, inline, paragraph, plain, prose, table } from './model.js';
+import { comparisonAnchor } from './glance.js';
+import { type Section, inline, paragraph, plain, prose, table } from './model.js';
 
-/** The report's sections about the run rather than a scenario: comparisons, failures, noise, hosts, files. */
+/** The report's sections about the run rather than a scenario: comparisons, failures, noise, files. */
 
 /** What is compared with what, for the rows at hand. */
 function axesText(rows: readonly ComparisonRow[]): string {
@@ -19,7 +19,7 @@ function axesText(rows: readonly ComparisonRow[]): string {
 }
 
 /** A scenario's comparisons: how to read them, the tally, one row per comparison. */
-export function comparisonSection(rows: readonly ComparisonRow[]): Section | undefined {
+export function comparisonSection(rows: readonly ComparisonRow[], scenario: string): Section | undefined {
   if (!rows.length) return undefined;
   const count = (v: string) => rows.filter((r) => r.result.verdict === v).length;
   const differences = count('a-better') + count('b-better');
@@ -37,21 +37,25 @@ export function comparisonSection(rows: readonly ComparisonRow[]): Section | und
       paragraph(
         inline`${rows.length} comparisons: **${differences} consistent difference(s)**, ${count('no-difference')} with no consistent difference, ${count('not-enough-runs')} with too few runs to show one${undefinedCount}.`,
       ),
-      table(
-        ['within', 'series', 'metric', 'A vs B', 'n', 'verdict', 'detectable at this n'],
-        ['left', 'left', 'left', 'left', 'left', 'left', 'right'],
-        rows.map((r) =>
-          [
-            r.axis === 'profile' ? `mount ${r.within}` : `host ${r.within}`,
-            r.series,
-            `${r.metric.name} (${r.metric.better} is better)`,
-            `${r.a} vs ${r.b}`,
-            `${r.result.nA}/${r.result.nB}`,
-            r.result.text,
-            r.result.minDetectable === undefined ? '–' : `±${(r.result.minDetectable * 100).toFixed(0)}%`,
-          ].map(plain),
+      {
+        ...table(
+          ['within', 'series', 'metric', 'A vs B', 'n', 'verdict', 'detectable at this n'],
+          ['left', 'left', 'left', 'left', 'left', 'left', 'right'],
+          rows.map((r) =>
+            [
+              r.axis === 'profile' ? `mount ${r.within}` : `host ${r.within}`,
+              r.series,
+              `${r.metric.name} (${r.metric.better} is better)`,
+              `${r.a} vs ${r.b}`,
+              `${r.result.nA}/${r.result.nB}`,
+              r.result.text,
+              r.result.minDetectable === undefined ? '–' : `±${(r.result.minDetectable * 100).toFixed(0)}%`,
+            ].map(plain),
+          ),
         ),
-      ),
+        // What the matrix's cells link to.
+        rowIds: rows.map((r) => comparisonAnchor(scenario, r)),
+      },
     ],
   };
 }
@@ -104,54 +108,6 @@ export function noiseSection(run: LoadedRun): Section | undefined {
         ['host', 'trials', 'load before: median (max)', 'steal s: total (max)', 'busy trials'],
         ['left', 'right', 'left', 'left', 'left'],
         rows,
-      ),
-    ],
-  };
-}
-
-/** A host's env summary.json as text fields (or why it was unreadable). */
-type HostEnv = NonNullable<ReturnType<LoadedRun['env']['get']>>;
-
-/** One host's row of the Hosts table; a host whose summary was unreadable says so and leaves the rest empty. */
-function hostRow(host: string, env: HostEnv): Cell[] {
-  if (env.unreadable) return [plain(host), plain(`unreadable: ${env.unreadable}`), ...Array<Cell>(7).fill(NO_CELL)];
-  const root = [env.docker_root_fstype, env.docker_root_source].filter(Boolean).join(' ');
-  const driver = [env.storage_driver, env.backing_fs ? `on ${env.backing_fs}` : ''].filter(Boolean).join(' ');
-  return [
-    host,
-    `${env.kernel}`,
-    `${env.docker_version}`,
-    driver,
-    root,
-    `${env.data_disk} ${formatBytes(Number(env.data_disk_bytes))}`,
-    `${env.cpus}`,
-    formatBytes(Number(env.mem_bytes)),
-    `${env.loadavg?.split(' ').slice(0, 3).join(' ')}`,
-  ].map(plain);
-}
-
-export function hostsSection(run: LoadedRun): Section {
-  return {
-    level: 2,
-    title: plain('Hosts'),
-    blocks: [
-      table(
-        [
-          'host',
-          'kernel',
-          'docker',
-          'storage driver',
-          '/var/lib/docker on',
-          'data disk',
-          'CPUs',
-          'memory',
-          'load at start',
-        ],
-        ['left', 'left', 'left', 'left', 'left', 'left', 'right', 'right', 'left'],
-        [...run.env].map(([host, env]) => hostRow(host, env)),
-      ),
-      paragraph(
-        prose('Mount options and the raw `docker info`, `xfs_info`, `lvs` and `df` output are in `hosts/<host>/env/`.'),
       ),
     ],
   };

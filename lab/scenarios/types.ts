@@ -52,6 +52,12 @@ export interface Scenario<P = unknown> {
   rawFile: string;
   metrics: readonly MetricSpec[];
   /**
+   * The one compared metric (`compare: true`) the report's at-a-glance
+   * matrix shows for this scenario; the others are in its details. Absent
+   * when nothing is compared (outcome scenarios).
+   */
+  matrixMetric?: string;
+  /**
    * Series of this scenario that are ways of doing the same work (backup's
    * methods), compared with each other on each host beside the usual
    * comparisons: `label` is the sample label that names them, `order` the

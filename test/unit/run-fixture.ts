@@ -48,10 +48,19 @@ export interface InjectedDrift {
  */
 const JITTER = [1.03, 1.01, 1.05, 1.02, 1.04];
 
+/** A fio job of the fixture: its labels, and devicemapper's bandwidth against overlay2's (undefined: dmFactor). */
+interface FixtureJob {
+  job: string;
+  direction: string;
+  dmFactor?: number;
+}
+
 /**
  * A run folder as the runner writes it, with made-up but plausible numbers:
- * every repetition runs the four cells (host × mount) in a shuffled order, as
- * the plan does, and the journal records them in that order.
+ * fio's randread on two hosts and two mount kinds by default; `quick` gives
+ * labs/quick.yaml's shape (seqwrite and randread, three mount kinds, both
+ * hosts' environments). Every repetition runs the cells (host × mount) in a
+ * shuffled order, as the plan does, and the journal records them in that order.
  */
 export function writeRun(
   dir: string,
@@ -60,19 +69,40 @@ export function writeRun(
     runId = 'r-demo',
     repetitions = 5,
     drift,
-  }: { dmFactor?: number; runId?: string; repetitions?: number; drift?: InjectedDrift } = {},
+    quick = false,
+  }: { dmFactor?: number; runId?: string; repetitions?: number; drift?: InjectedDrift; quick?: boolean } = {},
 ): void {
   mkdirSync(dir, { recursive: true });
   const lab = {
-    name: 'demo',
+    name: quick ? 'quick' : 'demo',
     seed: 1,
     repetitions,
     hosts: [
       { name: 'xfs', profile: 'overlay2-xfs' },
       { name: 'dm', profile: 'devicemapper-lvm' },
     ],
-    mounts: ['layer', 'volume'],
+    mounts: quick ? ['layer', 'volume', 'bind'] : ['layer', 'volume'],
+    // labs/quick.yaml's fio parameters.
+    ...(quick
+      ? {
+          scenarios: {
+            fio: {
+              size: '32M',
+              runtime: 2,
+              ramp: 1,
+              jobs: ['seqwrite', 'randread'],
+              blockSize: { seq: '1M', rand: '4k' },
+              iodepth: 16,
+            },
+          },
+        }
+      : {}),
   };
+  // In the quick shape seqwrite is as fast on both hosts: a cell within ±10% beside randread's difference.
+  const jobs: FixtureJob[] = [
+    ...(quick ? [{ job: 'seqwrite', direction: 'write', dmFactor: 1 }] : []),
+    { job: 'randread', direction: 'read' },
+  ];
   writeFileSync(
     join(dir, 'manifest.json'),
     JSON.stringify({
@@ -110,34 +140,34 @@ export function writeRun(
       );
       journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
       const drifted = drift?.host === host.name && drift.mount === mount ? 1 + drift.perTrial * position : 1;
-      // devicemapper at about 70% of overlay2; mounts within 2% of each other.
-      const bw =
-        (host.name === 'xfs' ? 100_000 : 100_000 * dmFactor) *
-        (JITTER[(rep - 1) % JITTER.length] as number) *
-        (mount === 'volume' ? 1.01 : 1) *
-        drifted;
-      for (const [metric, value, unit] of [
-        ['bw', bw, 'KiB/s'],
-        ['iops', bw / 4, 'IO/s'],
-        ['clat_p99', 1e9 / bw, 'us'],
-      ] as const) {
-        lines.push(
-          JSON.stringify({
-            run: runId,
-            host: host.name,
-            profile: host.profile,
-            scenario: 'fio',
-            mount,
-            rep,
-            trial,
-            metric,
-            value,
-            unit,
-            timestamp: '2026-11-30T00:00:00Z',
-            job: 'randread',
-            direction: 'read',
-          }),
-        );
+      for (const job of jobs) {
+        // devicemapper at about 70% of overlay2; mounts within 2% of each other.
+        const factor = host.name === 'xfs' ? 1 : (job.dmFactor ?? dmFactor);
+        const bw =
+          100_000 * factor * (JITTER[(rep - 1) % JITTER.length] as number) * (mount === 'volume' ? 1.01 : 1) * drifted;
+        for (const [metric, value, unit] of [
+          ['bw', bw, 'KiB/s'],
+          ['iops', bw / 4, 'IO/s'],
+          ['clat_p99', 1e9 / bw, 'us'],
+        ] as const) {
+          lines.push(
+            JSON.stringify({
+              run: runId,
+              host: host.name,
+              profile: host.profile,
+              scenario: 'fio',
+              mount,
+              rep,
+              trial,
+              metric,
+              value,
+              unit,
+              timestamp: '2026-11-30T00:00:00Z',
+              job: job.job,
+              direction: job.direction,
+            }),
+          );
+        }
       }
     }
   }
@@ -152,21 +182,37 @@ export function writeRun(
   writeFileSync(join(dir, 'plan.json'), JSON.stringify({ seed: 1, mode: 'serial', trials }));
   writeFileSync(join(dir, 'samples.ndjson'), `${lines.join('\n')}\n`);
   writeFileSync(join(dir, 'journal.ndjson'), `${journal.join('\n')}\n`);
-  mkdirSync(join(dir, 'hosts', 'xfs', 'env'), { recursive: true });
-  writeFileSync(
-    join(dir, 'hosts', 'xfs', 'env', 'summary.json'),
-    JSON.stringify({
-      kernel: '6.1.0-x-cloud-amd64',
-      docker_version: '20.10.24+dfsg1',
-      storage_driver: 'overlay2',
-      backing_fs: 'xfs',
-      docker_root_fstype: 'xfs',
-      docker_root_source: '/dev/vdb',
-      data_disk: '/dev/vdb',
-      data_disk_bytes: String(4 * 1024 ** 3),
-      cpus: '2',
-      mem_bytes: String(1024 ** 3),
-      loadavg: '0.10 0.20 0.30 1/100 42',
-    }),
-  );
+  const xfsEnv = {
+    kernel: '6.1.0-x-cloud-amd64',
+    docker_version: '20.10.24+dfsg1',
+    storage_driver: 'overlay2',
+    backing_fs: 'xfs',
+    docker_root_fstype: 'xfs',
+    docker_root_source: '/dev/vdb',
+    data_disk: '/dev/vdb',
+    data_disk_bytes: String(4 * 1024 ** 3),
+    cpus: '2',
+    mem_bytes: String(1024 ** 3),
+    loadavg: '0.10 0.20 0.30 1/100 42',
+  };
+  const dmEnv = {
+    ...xfsEnv,
+    storage_driver: 'devicemapper',
+    backing_fs: 'extfs',
+    docker_root_fstype: 'ext4',
+    docker_root_source: '/dev/vda1',
+    docker_root_options: 'rw,relatime',
+    loadavg: '0.40 0.20 0.30 1/100 42',
+  };
+  const envs: [string, object][] = [
+    [
+      'xfs',
+      quick ? { ...xfsEnv, docker_root_options: 'rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota' } : xfsEnv,
+    ],
+    ...(quick ? [['dm', dmEnv] as [string, object]] : []),
+  ];
+  for (const [host, env] of envs) {
+    mkdirSync(join(dir, 'hosts', host, 'env'), { recursive: true });
+    writeFileSync(join(dir, 'hosts', host, 'env', 'summary.json'), JSON.stringify(env));
+  }
 }

@@ -34,6 +34,7 @@ export const backup: Scenario<BackupParams> = {
   mounts: [],
   toolImages: ['shell'],
   rawFile: 'backup.tsv',
+  matrixMetric: 'seconds',
   metrics: [
     { name: 'seconds', unit: 's', better: 'lower', description: 'wall time of tar czf', compare: true },
     { name: 'archive_bytes', unit: 'B', better: 'lower', description: 'size of the archive' },

@@ -39,6 +39,7 @@ export const dbench: Scenario<DbenchParams> = {
   mounts: MOUNT_KIND_NAMES, // every kind, the shared folders included
   toolImages: ['dbench'],
   rawFile: 'dbench.txt',
+  matrixMetric: 'throughput',
   metrics: [
     {
       name: 'throughput',

@@ -61,6 +61,7 @@ export const fio: Scenario<FioParams> = {
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],
   rawFile: 'fio.json',
+  matrixMetric: 'bw',
   metrics: [
     { name: 'bw', unit: 'KiB/s', better: 'higher', description: 'bandwidth (fio bw, KiB/s)', compare: true },
     { name: 'iops', unit: 'IO/s', better: 'higher', description: 'I/O operations per second' },

@@ -68,6 +68,7 @@ export const lifecycle: Scenario<LifecycleParams> = {
   // Run on Podman by test/e2e/stacks.test.ts: only docker commands podman takes alike.
   engines: ['docker', 'podman'],
   rawFile: 'lifecycle.tsv',
+  matrixMetric: 'seconds',
   metrics: [
     {
       name: 'seconds',

@@ -162,6 +162,18 @@ function seedAndSeriesProblems(scenario: Scenario, good: readonly Sample[]): str
   return problems;
 }
 
+/** A scenario that compares metrics names one of them for the report's matrix; one that compares none names none. */
+function matrixMetricProblems(scenario: Scenario): string[] {
+  const compared = scenario.metrics.filter((m) => m.compare).map((m) => m.name);
+  if (scenario.matrixMetric === undefined)
+    return compared.length ? [`${scenario.name}: no matrixMetric (one of ${compared.join(', ')})`] : [];
+  return compared.includes(scenario.matrixMetric)
+    ? []
+    : [
+        `${scenario.name}: matrixMetric ${scenario.matrixMetric} is not a compared metric (${compared.join(', ') || 'none'})`,
+      ];
+}
+
 /** Everything missing or wrong in one scenario's folder, fixtures and registration. */
 function scenarioProblems(key: string, scenario: Scenario, roots: typeof ROOTS): string[] {
   const dir = join(roots.scenarios, key);
@@ -177,6 +189,7 @@ function scenarioProblems(key: string, scenario: Scenario, roots: typeof ROOTS):
     ...fixtures.problems,
     ...reportProblems(scenario, fixtures.good),
     ...seedAndSeriesProblems(scenario, fixtures.good),
+    ...matrixMetricProblems(scenario),
     ...toolImageProblems(scenario),
   ];
 }
@@ -220,10 +233,17 @@ describe('scenario registry', () => {
       const broken = {
         ...SCENARIOS.lifetime,
         toolImages: ['no-such-image'],
+        matrixMetric: 'seconds',
         report: { section: () => ({ blocks: [], sections: [] }), claims: [] },
       };
       const problems = scenarioProblems('lifetime', broken, roots);
-      const expect = ['no .*guest\\.sh', 'no .*report\\.ts', 'no fixtures folder', 'tool image no-such-image'];
+      const expect = [
+        'no .*guest\\.sh',
+        'no .*report\\.ts',
+        'no fixtures folder',
+        'tool image no-such-image',
+        'matrixMetric seconds is not a compared metric',
+      ];
       for (const pattern of expect)
         assert.ok(
           problems.some((p) => new RegExp(pattern).test(p)),
