@@ -34,6 +34,8 @@ export interface StackTeardownDeps {
   output(text: string): void;
   markers: { read(): RunMarker | undefined; write(): Promise<void>; clear(): void };
   world: LockWorld;
+  /** Throws (UserError) when the stack, as exported, is another controller's lab (stack-owner.ts). */
+  refuseOther?(deployment: unknown): void;
 }
 
 interface StateResource {
@@ -134,6 +136,8 @@ export async function teardownStack(lab: string, name: string, deps: StackTeardo
     const before = await stack.exportStack().catch((err: unknown) => {
       throw unreadable(name, deps.backend, 'read', err);
     });
+    // Another controller's lab is not ours to destroy: refused before anything changes.
+    deps.refuseOther?.(before);
     if (runIdsOf(before).length) runs = runIdsOf(before);
     deps.progress(`pulumi: destroying stack ${name} (${realResources(before).length} resource(s))`);
     const previous = deps.markers.read();
