@@ -248,6 +248,6 @@ export class FakeStaticMachines {
       close() {
         machines.events.push(`${host.name} close`);
       },
-    } as HostConnection;
+    };
   }
 }

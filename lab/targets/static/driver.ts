@@ -122,7 +122,7 @@ export function staticDriverWith(connect: ConnectHost): TargetDriver {
               for (const line of result.stdout.trim().split('\n')) if (line) progress(`${host.name}: ${line}`);
               // Only once cleaned: a failed cleanup keeps the machine this controller's to retry.
               await releaseHostLock(conn, host, me);
-              return { host: host.name, removed: true, detail: 'cleaned and unlocked (machine left running)' };
+              return { host: host.name, removed: true, detail: 'cleaned (machine left running)' };
             });
           } catch (err) {
             return { host: host.name, removed: false, detail: `NOT cleaned: ${errorMessage(err)}` };
