@@ -183,6 +183,8 @@ const GUEST_LIB = readFileSync(resolve(import.meta.dirname, '..', '..', 'guest',
 export class FakeStaticMachines {
   /** "<host> <what>", in order. */
   readonly events: string[] = [];
+  /** Called before each lock action runs: a test may act as another controller just then. */
+  beforeLock: (host: string, action: string) => void = () => {};
 
   constructor(readonly root: string) {}
 
@@ -218,6 +220,7 @@ export class FakeStaticMachines {
       const body = stdin.startsWith(GUEST_LIB) ? stdin.slice(GUEST_LIB.length) : '';
       if (body.includes('LL_LOCK_ACTION')) {
         const action = /LL_LOCK_ACTION='(\w+)'/.exec(command)?.[1] ?? '?';
+        machines.beforeLock(host.name, action);
         const result = machines.runLockScript(host.name, command, body);
         machines.events.push(`${host.name} lock ${action} ${result.code}`);
         return result;

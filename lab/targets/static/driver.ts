@@ -3,7 +3,7 @@ import type { LabDefinition } from '../../definition/schema.js';
 import { UserError, errorMessage } from '../../errors.js';
 import { REMOTE_ROOT, labStateDir } from '../../paths.js';
 import { pushGuestFiles } from '../../prepare/prepare.js';
-import { type ConnectHost, connectHost } from '../../ssh/connect.js';
+import { type ConnectHost, type HostConnection, connectHost } from '../../ssh/connect.js';
 import { sessionOver } from '../../ssh/session.js';
 import { HostLog } from '../../util/log.js';
 import { envCommand } from '../../util/shell.js';
@@ -33,7 +33,7 @@ async function withHost<T>(
   connect: ConnectHost,
   lab: LabDefinition,
   host: InventoryHost,
-  fn: (conn: Awaited<ReturnType<ConnectHost>>) => Promise<T>,
+  fn: (conn: HostConnection) => Promise<T>,
 ): Promise<T> {
   const log = hostLog(lab, host);
   try {
@@ -57,8 +57,8 @@ async function lockHosts(connect: ConnectHost, file: string, inventory: Inventor
   const results = await Promise.allSettled(
     inventory.hosts.map((host) => withHost(connect, lab, host, (conn) => takeHostLock(conn, host, me))),
   );
-  const refused = results.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
-  if (!refused.length) return;
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (!failed.length) return;
   await Promise.allSettled(
     inventory.hosts.map((host, i) => {
       const r = results[i];
@@ -67,8 +67,11 @@ async function lockHosts(connect: ConnectHost, file: string, inventory: Inventor
         : undefined;
     }),
   );
+  // A host that did not answer is that failure, not a refusal.
+  const broken = failed.find((err) => !(err instanceof UserError));
+  if (broken !== undefined) throw broken;
   throw new UserError(
-    `${file}: cannot lock ${refused.length} host(s); nothing was changed:\n  ${refused.join('\n  ')}`,
+    `${file}: ${failed.length} host(s) are in use by another controller; nothing was changed on any host:\n  ${failed.map(errorMessage).join('\n  ')}`,
   );
 }
 

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { parseLabDefinition } from '../../../../lab/definition/load.ts';
 import { UserError } from '../../../../lab/errors.ts';
+import { controllerOf } from '../../../../lab/targets/controller.ts';
 import { staticDriverWith } from '../../../../lab/targets/static/driver.ts';
+import { lockBody } from '../../../../lab/targets/static/host-lock.ts';
 import { FakeStaticMachines } from '../../fake-session.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-static-driver-'));
@@ -141,5 +143,40 @@ describe('finding N4: the lock of a static machine is on the machine', () => {
     const [report] = await a.down();
     assert.equal(report?.removed, false, 'down is refused too');
     assert.equal(lockText(), foreign, 'the file is left alone');
+  });
+
+  it('a machine taken by another controller between the check and the lock: the locks just taken are given back', async () => {
+    const two = parseLabDefinition(
+      LAB_YAML.replace(
+        '  - name: box\n    profile: overlay2-ext4\n',
+        '  - name: box\n    profile: overlay2-ext4\n  - name: cube\n    profile: overlay2-ext4\n',
+      ),
+      'shared.yaml',
+    );
+    writeFileSync(
+      inventoryFile,
+      ['box', 'cube']
+        .map(
+          (h) =>
+            `  - name: ${h}\n    profile: overlay2-ext4\n    address: 127.0.0.1\n    key: k\n    hostKey: ssh-ed25519 AAAA\n    dataDisk: /dev/vdb\n`,
+        )
+        .join('')
+        .replace(/^/, 'hosts:\n'),
+    );
+    const other = `${lockBody(controllerOf('shared', 'bob@elsewhere', '/home/bob/.layerlab'))}\n`;
+    machines.beforeLock = (host, action) => {
+      if (host !== 'cube' || action !== 'take') return;
+      mkdirSync(machines.stateDir('cube'), { recursive: true, mode: 0o700 });
+      writeFileSync(join(machines.stateDir('cube'), 'host.lock'), other);
+    };
+    process.env.LAYERLAB_HOME = join(work, 'home-a');
+    const driver = staticDriverWith(machines.connect);
+    await assert.rejects(driver.provision(two, 'shared.yaml', { inventoryFile }, undefined as never), (err: Error) => {
+      assert.ok(err instanceof UserError, `exit 2, not ${err.name}`);
+      assert.match(err.message, /host cube .*in use by lab shared of bob@elsewhere/, 'names the holder');
+      return true;
+    });
+    assert.equal(existsSync(join(machines.stateDir('box'), 'host.lock')), false, 'the lock taken on box is given back');
+    assert.equal(readFileSync(join(machines.stateDir('cube'), 'host.lock'), 'utf8'), other, "bob's lock stays");
   });
 });
