@@ -1,4 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
+import { type StackController, controllerTagValue, parseControllerConfig } from '../lab/targets/aws/stack-owner.js';
 import { DEFAULT_LAB_TTL_HOURS, defaultExpiry } from '../lab/targets/types.js';
 import { projectPath } from './project-root.js';
 import type { LabTagInfo } from './tags.js';
@@ -17,12 +18,15 @@ export interface OperatorConfig {
   /** `aws:region`, if the stack sets it; the lab file's region must agree (aws/region.ts). */
   stackRegion?: string;
   tags: Omit<LabTagInfo, 'lab'>;
+  /** The controller whose lab this stack is (`layerlab:controller`, set by `layerlab up`). */
+  controller?: StackController;
 }
 
 export function readOperatorConfig(): OperatorConfig {
   const config = new pulumi.Config('layerlab');
   const stack = pulumi.getStack();
   const expiresAt = config.get('expiresAt');
+  const controller = parseControllerConfig(config.get('controller'));
   if (!expiresAt) {
     pulumi.log.warn(
       `layerlab:expiresAt is not set; resources expire ${DEFAULT_LAB_TTL_HOURS} h from this update (set it once to keep the tags stable)`,
@@ -34,7 +38,9 @@ export function readOperatorConfig(): OperatorConfig {
     sshCidrs: config.getObject<string[]>('sshCidrs') ?? [],
     allowOpenSsh: config.getBoolean('allowOpenSsh') ?? false,
     stackRegion: new pulumi.Config('aws').get('region'),
+    controller,
     tags: {
+      ...(controller ? { controller: controllerTagValue(controller) } : {}),
       runId: config.get('runId') ?? stack,
       owner: config.get('owner') ?? process.env.USER ?? 'unknown',
       expiresAt: expiresAt ?? defaultExpiry(),

@@ -20,6 +20,7 @@ function program(): { inventory: pulumi.Output<unknown>; sshPrivateKey?: pulumi.
         lab,
         labFile: operator.labFile,
         tags: { ...operator.tags, lab: lab.name },
+        controller: operator.controller,
         sshCidrs: operator.sshCidrs,
         allowOpenSsh: operator.allowOpenSsh,
         stackRegion: operator.stackRegion,

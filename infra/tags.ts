@@ -1,3 +1,4 @@
+import { CONTROLLER_TAG } from '../lab/targets/aws/stack-owner.js';
 import { EXPIRY_TAG } from '../lab/targets/types.js';
 
 /**
@@ -10,6 +11,8 @@ export interface LabTagInfo {
   owner: string;
   /** ISO 8601 instant after which the sweeper may delete the resource. */
   expiresAt: string;
+  /** Which controller's lab it is (lab/targets/aws/stack-owner.ts), when the stack config says. */
+  controller?: string;
 }
 
 export function labTags(info: LabTagInfo, name: string): Record<string, string> {
@@ -19,5 +22,6 @@ export function labTags(info: LabTagInfo, name: string): Record<string, string> 
     'layerlab:run': info.runId,
     'layerlab:owner': info.owner,
     [EXPIRY_TAG]: info.expiresAt,
+    ...(info.controller ? { [CONTROLLER_TAG]: info.controller } : {}),
   };
 }

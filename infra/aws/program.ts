@@ -4,6 +4,7 @@ import * as tls from '@pulumi/tls';
 import { baseImageOf } from '../../lab/catalog.js';
 import type { HostDefinition, LabDefinition } from '../../lab/definition/schema.js';
 import type { AwsStackHost, AwsStackInventory } from '../../lab/targets/aws/stack-inventory.js';
+import type { StackController } from '../../lab/targets/aws/stack-owner.js';
 import { type LabTagInfo, labTags } from '../tags.js';
 import { AMI_SOURCES, amiLabels, lookupAmi } from './ami.js';
 import { labNetwork } from './network.js';
@@ -20,6 +21,8 @@ export interface AwsLabArgs {
   allowOpenSsh: boolean;
   /** The stack's `aws:region` config, if set: it must agree with the lab's region. */
   stackRegion?: string;
+  /** The controller whose lab it is: exported with the inventory, so that another one is refused. */
+  controller?: StackController;
 }
 
 export interface AwsLab {
@@ -170,6 +173,7 @@ export function awsLab(args: AwsLabArgs): AwsLab {
       lab: args.lab.name,
       runId: args.tags.runId,
       expiresAt: args.tags.expiresAt,
+      ...(args.controller ? { controller: args.controller } : {}),
       hosts: list,
     }),
   );

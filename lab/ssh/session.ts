@@ -29,7 +29,9 @@ export interface HostSession {
 export type OpenSession = (host: InventoryHost, deadline: number) => Promise<HostSession>;
 
 /** A HostSession over an SSH connection that is already open (prepare uses its own). */
-export function sessionOver(conn: SshConnection): Pick<HostSession, 'name' | 'exec' | 'push' | 'pull'> {
+export function sessionOver(
+  conn: Pick<SshConnection, 'endpoint' | 'run' | 'pushDir' | 'pullCommand'>,
+): Pick<HostSession, 'name' | 'exec' | 'push' | 'pull'> {
   return {
     name: conn.endpoint.name,
     exec: async (command, options = {}) => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -7,8 +8,12 @@ import { captureEnvFor } from '../../lab/phases/capture-env.ts';
 import type { Plan } from '../../lab/plan/plan.ts';
 import type { RunRecord } from '../../lab/record/record.ts';
 import type { ScheduleInput } from '../../lab/run/scheduler.ts';
+import type { ConnectHost, HostConnection } from '../../lab/ssh/connect.ts';
 import type { HostSession, OpenSession } from '../../lab/ssh/session.ts';
+import type { ExecResult } from '../../lab/ssh/transport.ts';
+import { HOST_FACTS_SCRIPT } from '../../lab/targets/static/stack-check.ts';
 import type { InventoryHost } from '../../lab/targets/types.ts';
+import { shellQuote } from '../../lab/util/shell.ts';
 
 /** Real fio output (4 jobs) that the real parser reads: the fake host returns it as a trial's raw output. */
 const FIO_JSON = readFileSync(resolve(import.meta.dirname, '..', 'fixtures', 'fio', 'four-jobs.json'), 'utf8');
@@ -160,4 +165,92 @@ export function fakeRunInput(
     setUp: (session, host) => captureEnvFor(session, host, record.newEnvDir(host.name)),
     expectedSeconds: () => 1,
   };
+}
+
+const GUEST_LIB = readFileSync(resolve(import.meta.dirname, '..', '..', 'guest', 'lib.sh'), 'utf8');
+
+/**
+ * Machines of the static target for its driver (lab/targets/static/driver.ts),
+ * one folder each. What a controller sends them:
+ * - the facts script: a Debian 12 machine with Docker 27;
+ * - guest/check-host.sh: passes;
+ * - guest/host-lock.sh: runs for real in bash, with lib.sh's LL_STATE (the
+ *   machine's /var/lib/layerlab) pointed into the machine's folder;
+ * - everything else (pushes, cleanup.sh): recorded in `events`, never run.
+ * Not root, the lock's ll_safe_dir cannot ask for root's folders: it then
+ * checks only what a user can (no symbolic link, a folder, made 0700).
+ */
+export class FakeStaticMachines {
+  /** "<host> <what>", in order. */
+  readonly events: string[] = [];
+  /** Called before each lock action runs: a test may act as another controller just then. */
+  beforeLock: (host: string, action: string) => void = () => {};
+
+  constructor(readonly root: string) {}
+
+  /** The machine's /var/lib/layerlab. */
+  stateDir(host: string): string {
+    return join(this.root, host, 'var', 'lib', 'layerlab');
+  }
+
+  connect: ConnectHost = async (host) => {
+    mkdirSync(join(this.root, host.name, 'var', 'lib'), { recursive: true });
+    this.events.push(`${host.name} open`);
+    return this.connection(host);
+  };
+
+  private runLockScript(host: string, command: string, body: string): ExecResult {
+    const notRoot =
+      process.getuid?.() === 0
+        ? ''
+        : 'll_safe_dir() { local d; for d in "$@"; do [ ! -L "$d" ] || ll_die "$d is a symbolic link"; [ -d "$d" ] || mkdir -m 0700 -- "$d"; done; }\n';
+    const script = `${GUEST_LIB}\nLL_STATE=${shellQuote(this.stateDir(host))}\n${notRoot}${body}`;
+    const r = spawnSync('bash', ['-c', command], { input: script, encoding: 'utf8' });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  private connection(host: InventoryHost): HostConnection {
+    const machines = this;
+    const exec = async (command: string, options: { stdin?: unknown } = {}): Promise<ExecResult> => {
+      const stdin = typeof options.stdin === 'string' ? options.stdin : '';
+      if (stdin === HOST_FACTS_SCRIPT) {
+        machines.events.push(`${host.name} facts`);
+        return { code: 0, stdout: 'id=debian\nversion_id=12\npretty=Debian 12\ndocker=27.5.1\npodman=\n', stderr: '' };
+      }
+      const body = stdin.startsWith(GUEST_LIB) ? stdin.slice(GUEST_LIB.length) : '';
+      if (body.includes('LL_LOCK_ACTION')) {
+        const action = /LL_LOCK_ACTION='(\w+)'/.exec(command)?.[1] ?? '?';
+        machines.beforeLock(host.name, action);
+        const result = machines.runLockScript(host.name, command, body);
+        machines.events.push(`${host.name} lock ${action} ${result.code}`);
+        return result;
+      }
+      if (body.includes('ll_may_change_host')) {
+        machines.events.push(`${host.name} check-host`);
+        return { code: 0, stdout: '', stderr: '' };
+      }
+      machines.events.push(
+        `${host.name} exec ${command.includes('cleanup.sh') ? 'cleanup.sh' : command.split('\n')[0]}`,
+      );
+      return { code: 0, stdout: '', stderr: '' };
+    };
+    return {
+      endpoint: { ...host, privateKey: '' },
+      exec,
+      async run(command, options) {
+        const result = await exec(command, options);
+        if (result.code !== 0) throw new Error(`command failed (exit ${result.code}): ${result.stderr}`);
+        return result;
+      },
+      async pushDir(_local, remote) {
+        machines.events.push(`${host.name} push ${remote}`);
+      },
+      async pullCommand() {
+        throw new Error('a static machine is not asked for output here');
+      },
+      close() {
+        machines.events.push(`${host.name} close`);
+      },
+    };
+  }
 }

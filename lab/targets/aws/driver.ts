@@ -9,6 +9,7 @@ import { LabError, UserError } from '../../errors.js';
 import { PACKAGE_ROOT, labStateDir, removeLabStateDir } from '../../paths.js';
 import { hostKeyBlob } from '../../ssh/transport.js';
 import { writeFileAtomic, writeSecret } from '../../util/files.js';
+import { type Controller, thisController } from '../controller.js';
 import {
   type ProvisionHooks,
   type TargetDriver,
@@ -25,6 +26,13 @@ import { pulumiBackendName, requirePulumiCli } from './pulumi-cli.js';
 import { defaultBackoff } from './retry.js';
 import type { AwsStackInventory } from './stack-inventory.js';
 import { type StackLockDeps, clearRunMarker, readRunMarker, thisMachine, writeRunMarker } from './stack-lock.js';
+import {
+  CONTROLLER_CONFIG,
+  controllerConfigValue,
+  deploymentController,
+  outputsController,
+  refuseOtherController,
+} from './stack-owner.js';
 import { teardownStack } from './stack-teardown.js';
 import { upStack } from './stack-up.js';
 
@@ -173,10 +181,12 @@ function checkSshCidrs(cidrs: string[]): void {
 /**
  * The stack config `layerlab up --target aws` writes before `up`: the keys the
  * plain-Pulumi steps set by hand, the lab file absolute (the program runs in
- * infra/, see infra/project-root.ts).
+ * infra/, see infra/project-root.ts), and the controller whose lab it is
+ * (stack-owner.ts).
  */
-export function awsStackConfig(labFile: string, cidrs: string[], existing: ConfigMap): ConfigMap {
+export function awsStackConfig(labFile: string, cidrs: string[], existing: ConfigMap, me: Controller): ConfigMap {
   return {
+    [CONTROLLER_CONFIG]: { value: controllerConfigValue(me, existing[CONTROLLER_CONFIG]?.value) },
     // No aws:region: the program takes the region from the lab file alone (infra/aws/region.ts).
     'layerlab:lab': { value: resolve(labFile) },
     // The CLI's CIDRs come with the CLI's opt-in (or its absence), so both checks agree.
@@ -216,7 +226,11 @@ export const awsDriver: TargetDriver = {
     const name = stackName(lab, opts);
     hooks.progress(`pulumi: stack ${name} (program infra/, region ${lab.target.aws.region})`);
     const stack = await selectStack(name, true);
-    await stack.setAllConfig(awsStackConfig(labFile, operatorCidrs(opts), await stack.getAllConfig()));
+    // The backend says whose lab the stack is; another controller's is refused before anything changes.
+    const me = thisController(lab.name);
+    const outputs = await atCloudBoundary(`pulumi: reading the outputs of stack ${name}`, () => stack.outputs());
+    refuseOtherController(name, outputsController(outputs), me);
+    await stack.setAllConfig(awsStackConfig(labFile, operatorCidrs(opts), await stack.getAllConfig(), me));
     // A lock left by a killed run of ours is cancelled; any other is reported (stack-up.ts).
     const result = await upStack(name, stack, {
       ...stackLockDeps(lab.name, name, hooks.progress),
@@ -233,6 +247,7 @@ export const awsDriver: TargetDriver = {
       const outputs = await atCloudBoundary(`pulumi: reading the outputs of stack ${opts.stack}`, () =>
         stack.outputs(),
       );
+      refuseOtherController(opts.stack, outputsController(outputs), thisController(lab.name));
       const pinning = {
         readConsole: ec2ConsoleReader(lab.target.aws.region),
         progress: (m: string) => process.stderr.write(`${m}\n`),
@@ -251,6 +266,7 @@ export const awsDriver: TargetDriver = {
     requirePulumiCli('target aws');
     const name = stackName(lab, opts);
     const region = lab.target.aws.region;
+    const me = thisController(lab.name);
     // Throws (exit 3) unless the stack is gone and EC2 lists nothing tagged with the lab: see stack-teardown.ts.
     const detail = await teardownStack(lab.name, name, {
       ...stackLockDeps(lab.name, name, progress),
@@ -259,6 +275,7 @@ export const awsDriver: TargetDriver = {
       region,
       backoff: defaultBackoff(),
       output: (out) => process.stderr.write(out),
+      refuseOther: (deployment) => refuseOtherController(name, deploymentController(deployment), me),
     });
     await removeLabStateDir(lab.name);
     return [{ host: '*', removed: true, detail }];

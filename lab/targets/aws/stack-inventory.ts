@@ -1,4 +1,5 @@
 import type { InventoryHost, StackInventory } from '../types.js';
+import type { StackController } from './stack-owner.js';
 
 /**
  * A host as the AWS program exports it: its instance id instead of a host
@@ -11,4 +12,6 @@ export type AwsStackHost = Omit<InventoryHost, 'privateKeyPath' | 'hostKey'> & {
 export interface AwsStackInventory extends Omit<StackInventory, 'target' | 'hosts'> {
   target: 'aws';
   hosts: AwsStackHost[];
+  /** Which controller's lab the stack is (stack-owner.ts); absent on stacks made before it was recorded. */
+  controller?: StackController;
 }

@@ -29,6 +29,8 @@ export interface StackTeardownDeps extends StackLockDeps {
   region: string;
   backoff: Backoff;
   output(text: string): void;
+  /** Throws (UserError) when the stack, as exported, is another controller's lab (stack-owner.ts). */
+  refuseOther?(deployment: unknown): void;
 }
 
 interface StateResource {
@@ -94,6 +96,8 @@ export async function teardownStack(lab: string, name: string, deps: StackTeardo
     const before = await stack.exportStack().catch((err: unknown) => {
       throw unreadable(name, deps.backend, 'read', err);
     });
+    // Another controller's lab is not ours to destroy: refused before anything changes.
+    deps.refuseOther?.(before);
     if (runIdsOf(before).length) runs = runIdsOf(before);
     deps.progress(`pulumi: destroying stack ${name} (${realResources(before).length} resource(s))`);
     const destroying = stack;

@@ -5,16 +5,20 @@ import type { LabDefinition } from '../../definition/schema.js';
 import { LabError, UserError } from '../../errors.js';
 import { GUEST_DIR, labStateDir } from '../../paths.js';
 import { labOwnsHost, withGuestLib } from '../../prepare/prepare.js';
-import { connectHost } from '../../ssh/connect.js';
+import { type ConnectHost, connectHost } from '../../ssh/connect.js';
 import { HostLog } from '../../util/log.js';
 import { envCommand } from '../../util/shell.js';
+import type { Controller } from '../controller.js';
 import type { Inventory, InventoryHost } from '../types.js';
+import { hostLockProblem } from './host-lock.js';
 import { HOST_FACTS_SCRIPT, parseHostFacts, stackProblems } from './stack-check.js';
 
 /** guest/check-host.sh's status for "this host is not the lab's to change". */
 const REFUSED = 3;
 
 interface HostProblems {
+  /** Another controller's lab drives it (host-lock.ts). */
+  lock?: string;
   /** Its release or engine does not fit the profile (stack-check.ts). */
   stack: string[];
   /** It is not the lab's to change (guest/check-host.sh). */
@@ -22,11 +26,19 @@ interface HostProblems {
 }
 
 /** What stands in the way of preparing one host (both checks read-only), or nothing. */
-async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<HostProblems> {
+async function hostProblems(
+  lab: LabDefinition,
+  host: InventoryHost,
+  me: Controller,
+  connect: ConnectHost,
+): Promise<HostProblems> {
   const log = new HostLog(join(labStateDir(lab.name), 'static', `${host.name}.log`));
   try {
-    const conn = await connectHost(host, log, Date.now() + 60_000);
+    const conn = await connect(host, log, Date.now() + 60_000);
     try {
+      // First: a machine another controller drives is refused for that alone.
+      const lock = await hostLockProblem(conn, host, me);
+      if (lock) return { lock, stack: [], ownership: [] };
       const facts = await conn.exec('bash -s', { stdin: HOST_FACTS_SCRIPT, timeoutMs: 60_000 });
       const os = lab.hosts.find((h) => h.name === host.name)?.os ?? DEFAULT_OS_RELEASE;
       const stack = stackProblems(parseHostFacts(facts.stdout), host.profile, os);
@@ -53,7 +65,9 @@ async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<Ho
 }
 
 /**
- * Before anything changes on any host: a machine whose release or engine does
+ * Before anything changes on any host: a machine that another controller's
+ * lab holds (host-lock.ts) is refused (exit 2) naming who and since when.
+ * Then a machine whose release or engine does
  * not fit its profile and the lab's `os` is refused (exit 2) naming what it
  * runs and what the profile needs. Then a static machine whose Docker holds
  * anything layerlab did not create (or whose data disk is in use elsewhere)
@@ -61,8 +75,22 @@ async function hostProblems(lab: LabDefinition, host: InventoryHost): Promise<Ho
  * unless the inventory says it is dedicated to the lab. Hosts whose profile
  * is already in place pass: preparing them changes nothing.
  */
-export async function refuseHostsNotTheLabs(file: string, inventory: Inventory, lab: LabDefinition): Promise<void> {
-  const found = await Promise.all(inventory.hosts.map(async (host) => ({ host, ...(await hostProblems(lab, host)) })));
+export async function refuseHostsNotTheLabs(
+  file: string,
+  inventory: Inventory,
+  lab: LabDefinition,
+  me: Controller,
+  connect: ConnectHost = connectHost,
+): Promise<void> {
+  const found = await Promise.all(
+    inventory.hosts.map(async (host) => ({ host, ...(await hostProblems(lab, host, me, connect)) })),
+  );
+  const held = found.flatMap((f) => (f.lock ? [f.lock] : []));
+  if (held.length) {
+    throw new UserError(
+      `${file}: ${held.length} host(s) are in use by another controller; nothing was changed on any host:\n  ${held.join('\n  ')}`,
+    );
+  }
   const mismatched = found.filter((f) => f.stack.length > 0);
   if (mismatched.length) {
     const lines = mismatched.map(

@@ -15,6 +15,7 @@ import { labStateDir } from '../../../lab/paths.ts';
 import type { LoadedRun } from '../../../lab/record/load.ts';
 import { awsStackConfig, inventoryFromStack } from '../../../lab/targets/aws/driver.ts';
 import type { AwsStackInventory } from '../../../lab/targets/aws/stack-inventory.ts';
+import { controllerOf } from '../../../lab/targets/controller.ts';
 import { publicInventory } from '../../../lab/targets/types.ts';
 import { PROJECT_ROOT, type ProgramRun, runLikeLanguageHost } from './language-host.ts';
 import { MOCK_AMI_RELEASE } from './mock-cloud.ts';
@@ -118,7 +119,7 @@ describe('infra/index.ts under the Node language host contract', () => {
   it('the Automation API path (layerlab up --target aws): the config the driver writes, stack named after the lab', async () => {
     const labFile = 'labs/aws-nightly.yaml';
     const lab = parseLabDefinition(readFileSync(labFile, 'utf8'), labFile);
-    const config = awsStackConfig(labFile, ['203.0.113.7/32'], {});
+    const config = awsStackConfig(labFile, ['203.0.113.7/32'], {}, controllerOf(lab.name, 'ci@runner', '/srv/ll'));
     assert.equal(config['aws:region'], undefined, 'the region comes from the lab file alone');
     assert.ok(config['layerlab:lab']?.value.startsWith('/'), 'the driver passes the lab file absolute');
     // `stack.up()` runs `pulumi up --yes --skip-preview` in the project root: one update, no preview.
@@ -128,6 +129,21 @@ describe('infra/index.ts under the Node language host contract', () => {
       dryRun: false,
     });
     assertNightlyLab(run);
+    // Issue 35, N4: the stack names its controller in the backend (the inventory output) and on every EC2 resource.
+    const inventory = run.outputs.inventory as { controller?: { who?: string; home?: string; since?: string } };
+    assert.equal(inventory.controller?.who, 'ci@runner', 'the inventory output names the controller');
+    assert.equal(inventory.controller?.home, '/srv/ll', 'and its LAYERLAB_HOME');
+    assert.match(inventory.controller?.since ?? '', /^\d{4}-\d\d-\d\dT/, 'and since when');
+    const tagged = run.resources.filter((r) => r.type.startsWith('aws:') && r.inputs.tags);
+    assert.ok(tagged.length >= 5, `the instances at least carry tags (${tagged.length})`);
+    const untagged = tagged.filter(
+      (r) => !String((r.inputs.tags as Record<string, string>)['layerlab:controller']).startsWith('ci@runner /srv/ll'),
+    );
+    assert.deepEqual(
+      untagged.map((r) => r.name),
+      [],
+      'every tagged resource names the controller',
+    );
   });
 
   it('a Pulumi CLI older than 3.153 (no root directory sent): the folder of Pulumi.yaml above the program', async () => {

@@ -8,13 +8,15 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { EC2Client } from '@aws-sdk/client-ec2';
-import { InfraError } from '../../../../lab/errors.ts';
+import { InfraError, UserError } from '../../../../lab/errors.ts';
 import type { RunMarker } from '../../../../lab/targets/aws/stack-lock.ts';
+import { deploymentController, refuseOtherController } from '../../../../lab/targets/aws/stack-owner.ts';
 import {
   type StackTeardownDeps,
   type TeardownStack,
   teardownStack,
 } from '../../../../lab/targets/aws/stack-teardown.ts';
+import { controllerOf } from '../../../../lab/targets/controller.ts';
 import { FAST_BACKOFF, FakeEc2, type FakeResource, fakeEc2Client } from './fake-ec2.ts';
 
 const LAB = 'night';
@@ -44,7 +46,13 @@ const PULUMI_TYPE: Record<FakeResource['kind'], string> = {
  * would), unless a lock is on, and forgets them (except `stuck`).
  */
 class FakeStack implements TeardownStack {
-  state: { type: string; id?: string; urn: string; inputs?: { tags: Record<string, string> } }[];
+  state: {
+    type: string;
+    id?: string;
+    urn: string;
+    inputs?: { tags: Record<string, string> };
+    outputs?: Record<string, unknown>;
+  }[];
   lock: Error | undefined;
   destroyError: Error | undefined;
   stuck = new Set<string>();
@@ -346,5 +354,37 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
         err instanceof InfraError && /cannot destroy Pulumi stack night .*UnauthorizedOperation/.test(err.message),
     );
     assert.deepEqual(stack.removed, []);
+  });
+
+  it("issue 35, N4: another controller's stack is refused (exit 2, naming it) before anything is destroyed", async () => {
+    const made = fake.addLab(tags());
+    const stack = new FakeStack(fake, made);
+    const alice = controllerOf(LAB, 'alice@ctl', '/home/alice/one/.layerlab');
+    const bob = controllerOf(LAB, 'bob@ctl', '/home/bob/two/.layerlab');
+    const root = stack.state[0] as (typeof stack.state)[number];
+    root.outputs = { inventory: { controller: { ...alice, since: '2026-12-01T10:00:00.000Z' } } };
+    const refuseOther = (me: typeof alice) => (deployment: unknown) =>
+      refuseOtherController(STACK, deploymentController(deployment), me);
+    await assert.rejects(
+      teardownStack(
+        LAB,
+        STACK,
+        deps(async () => stack, { refuseOther: refuseOther(bob) }),
+      ),
+      (err: Error) =>
+        err instanceof UserError &&
+        err.message.includes('in use by lab night of alice@ctl (LAYERLAB_HOME /home/alice/one/.layerlab)') &&
+        err.message.includes('since 2026-12-01T10:00:00.000Z') &&
+        err.message.includes('layerlab down'),
+    );
+    assert.equal(stack.destroys, 0, 'nothing was destroyed');
+    assert.equal(fake.live().filter((r) => r.tags['layerlab:lab'] === LAB).length, made.length, 'the lab is intact');
+    // Its own controller tears it down.
+    await teardownStack(
+      LAB,
+      STACK,
+      deps(async () => stack, { refuseOther: refuseOther(alice) }),
+    );
+    assert.deepEqual(stack.removed, [STACK], 'the holder removes it');
   });
 });
