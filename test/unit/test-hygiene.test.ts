@@ -43,7 +43,7 @@ it('every assert.ok / assert() in the tests has a message', () => {
 /**
  * Tests mirror modules (issue 36 item 5): test/unit/<path>.test.ts tests the
  * module at lab/<path> or, outside lab/, at <path> (test/unit/targets/aws/
- * sweep.test.ts tests lab/targets/aws/sweep.ts; bench/tap.test.ts bench/tap.ts;
+ * tag-sweep.test.ts tests lab/targets/aws/tag-sweep.ts; bench/tap.test.ts bench/tap.ts;
  * github/workflows.test.ts .github/workflows), so a module's tests are found
  * by its name, and all of them in one file: no second file with a word
  * after a dot (report/model.seeds.test.ts). Only tests of the whole tree sit
