@@ -3,7 +3,7 @@
 //   node scripts/run-tests.mjs test/unit [node --test options...]
 // Node 20's `--test` expands no globs and, given a folder, finds only .js
 // test names, so the tests in the tree that mirrors the modules (test/unit/
-// targets/aws/sweep.test.ts) need this list. Plain JS with no dependencies:
+// targets/aws/tag-sweep.test.ts) need this list. Plain JS with no dependencies:
 // it runs before anything else is known to work. Files run in path order,
 // which keeps the e2e files in the order bench/tap.ts reads them.
 import { spawnSync } from 'node:child_process';

@@ -43,28 +43,18 @@ it('every assert.ok / assert() in the tests has a message', () => {
 /**
  * Tests mirror modules (issue 36 item 5): test/unit/<path>.test.ts tests the
  * module at lab/<path> or, outside lab/, at <path> (test/unit/targets/aws/
- * sweep.test.ts tests lab/targets/aws/sweep.ts; bench/tap.test.ts bench/tap.ts;
+ * tag-sweep.test.ts tests lab/targets/aws/tag-sweep.ts; bench/tap.test.ts bench/tap.ts;
  * github/workflows.test.ts .github/workflows), so a module's tests are found
- * by its name. A second file for one module adds a word after a dot
- * (report/model.seeds.test.ts). Only tests of the whole tree sit elsewhere.
+ * by its name, and all of them in one file: no second file with a word
+ * after a dot (report/model.seeds.test.ts). Only tests of the whole tree sit
+ * elsewhere.
  */
 // Tests of the whole tree rather than one module (docs.test.ts reads README.md and every docs/ page).
 const WHOLE_TREE = new Set(['layers.test.ts', 'test-hygiene.test.ts', 'docs/docs.test.ts']);
-/** The flat files from before the mirrored layout, until the one-off move (which empties this). */
-const NOT_YET_MOVED = new Set<string>([
-  // move-tests: flat files begin
-  // move-tests: flat files end
-]);
 
-/** The module a test file's path names, or undefined: the name before `.test.ts` and before any `.aspect`. */
+/** The module a test file's path names, or undefined: its path without `.test.ts`, under lab/ or the repository. */
 function testedModule(repoRoot: string, testPath: string): string | undefined {
-  const [name = ''] =
-    testPath
-      .replace(/\.test\.ts$/, '')
-      .split('/')
-      .pop()
-      ?.split('.') ?? [];
-  const module = [...testPath.split('/').slice(0, -1), name].join('/');
+  const module = testPath.replace(/\.test\.ts$/, '');
   const candidates = ['lab/', '', '.'].flatMap((prefix) =>
     ['.ts', '.sh', '.mjs', '.json', ''].map((ext) => `${prefix}${module}${ext}`),
   );
@@ -77,14 +67,19 @@ it('every unit test file is named after the module it tests', () => {
   const unnamed = testFiles(unit)
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => relative(unit, f))
-    .filter((f) => !WHOLE_TREE.has(f) && !NOT_YET_MOVED.has(f) && !testedModule(repoRoot, f));
+    .filter((f) => !WHOLE_TREE.has(f) && !testedModule(repoRoot, f));
   assert.deepEqual(unnamed, [], 'move these to test/unit/<module path, lab/ dropped>.test.ts');
 });
 
 it('tells a test named after a module from one that is not', () => {
   const repoRoot = resolve(TEST_ROOT, '..');
   assert.equal(testedModule(repoRoot, 'targets/aws/sweep.test.ts'), 'lab/targets/aws/sweep.ts');
-  assert.equal(testedModule(repoRoot, 'report/model.seeds.test.ts'), 'lab/report/model.ts');
+  assert.equal(testedModule(repoRoot, 'report/model.test.ts'), 'lab/report/model.ts');
+  assert.equal(
+    testedModule(repoRoot, 'report/model.seeds.test.ts'),
+    undefined,
+    'an aspect after a dot names no module',
+  );
   assert.equal(testedModule(repoRoot, 'bench/tap.test.ts'), 'bench/tap.ts');
   assert.equal(testedModule(repoRoot, 'scripts/nightly.test.ts'), 'scripts/nightly.sh');
   assert.equal(testedModule(repoRoot, 'github/workflows.test.ts'), '.github/workflows');

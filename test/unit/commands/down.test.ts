@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { FakeEc2 } from '../targets/aws/fake-ec2.ts';
+import { after, describe, it } from 'node:test';
+import { labTags as tags, useFakeEc2 } from '../targets/aws/fake-ec2.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'layerlab.js');
@@ -33,20 +33,9 @@ esac
 );
 chmodSync(join(bin, 'pulumi'), 0o755);
 
-const fake = new FakeEc2();
-let endpoint = '';
-before(async () => {
-  endpoint = await fake.start();
-});
-after(async () => {
-  await fake.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-beforeEach(() => {
-  fake.resources.clear();
-  fake.calls.length = 0;
-  fake.faults = {};
-});
+const aws = useFakeEc2();
+const { fake } = aws;
+after(() => rmSync(work, { recursive: true, force: true }));
 
 /** Runs the CLI without blocking this process (the fake EC2 answers from here). */
 function layerlab(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
@@ -60,7 +49,7 @@ function layerlab(args: string[], env: Record<string, string>): Promise<{ status
         LAYERLAB_SSH_CIDRS: '203.0.113.7/32',
         LAYERLAB_AWS_SETTLE_SECONDS: '2',
         PULUMI_BACKEND_URL: 's3://layerlab-state',
-        AWS_ENDPOINT_URL_EC2: endpoint,
+        AWS_ENDPOINT_URL_EC2: aws.endpoint,
         AWS_ACCESS_KEY_ID: 'AKIDFAKE',
         AWS_SECRET_ACCESS_KEY: 'fake',
         AWS_EC2_METADATA_DISABLED: 'true',
@@ -77,13 +66,6 @@ function layerlab(args: string[], env: Record<string, string>): Promise<{ status
 }
 
 const NO_STACK = "error: no stack named 'nightly' found";
-const tags = (lab: string, run: string, expires = '2999-01-01T00:00:00.000Z') => ({
-  Name: `${lab}-x`,
-  'layerlab:lab': lab,
-  'layerlab:run': run,
-  'layerlab:owner': 'ci',
-  'layerlab:expires': expires,
-});
 const down = ['down', '--lab', LAB, '--target', 'aws'];
 
 describe('layerlab down --target aws', { timeout: 300_000 }, () => {

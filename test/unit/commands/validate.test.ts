@@ -2,7 +2,9 @@
  * `layerlab validate` through the real CLI entry: on cloud labs the cost at
  * list price, and a warning when the instance type cannot sustain what the
  * volume is provisioned for, or is burstable (lab/targets/aws/hardware.ts);
- * on any lab a warning when its repetitions cannot reach a claim.
+ * on any lab a warning when its repetitions cannot reach a claim; and
+ * hostile or empty YAML is bad input (exit 2, naming the file), never a
+ * crash (issue 12, finding 13).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -25,7 +27,8 @@ function validate(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, 'validate', ...args], {
     cwd: work,
     encoding: 'utf8',
-    env: { ...process.env, LAYERLAB_HOME: join(work, 'state') },
+    timeout: 60_000,
+    env: { ...process.env, LAYERLAB_HOME: join(work, 'state'), LAYERLAB_RESULTS: join(work, 'results') },
   });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
@@ -152,5 +155,43 @@ describe('layerlab validate, repetitions that cannot reach a claim', () => {
         `n=${n}: ${warning}`,
       );
     }
+  });
+});
+
+/** `layerlab validate` on a file of this text. */
+function validateText(name: string, text: string) {
+  const file = join(work, name);
+  writeFileSync(file, text);
+  return validate(file);
+}
+
+/** "Billion laughs": each level repeats the one before nine times. */
+const ALIAS_BOMB = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+  .concat(
+    'bcdefg'.split('').map((level, i) => {
+      const prev = 'abcdefg'[i];
+      return `${level}: &${level} [${Array(9).fill(`*${prev}`).join(',')}]`;
+    }),
+  )
+  .join('\n');
+
+describe('finding 13: YAML that is not a lab definition', () => {
+  it('an alias bomb: exit 2, the message names the file and a line', () => {
+    const r = validateText('bomb.yaml', `${ALIAS_BOMB}\n`);
+    assert.equal(r.status, 2, `exit 2 (bad input), got ${r.status}: ${r.err}`);
+    assert.match(r.err, /bomb\.yaml:\d+:\d+: malformed YAML: .*alias/i);
+  });
+
+  it('an empty file says so and points at an example', () => {
+    const r = validateText('empty.yaml', '');
+    assert.equal(r.status, 2, r.err);
+    assert.match(r.err, /empty\.yaml: the file is empty; expected a lab definition \(see labs\/quick\.yaml\)/);
+    assert.doesNotMatch(r.err, /null null/, 'no "expected object, got null null"');
+  });
+
+  it('a file of comments only is empty too', () => {
+    const r = validateText('comments.yaml', '# nothing here yet\n');
+    assert.equal(r.status, 2, r.err);
+    assert.match(r.err, /comments\.yaml: the file is empty/);
   });
 });

@@ -3,7 +3,9 @@
  * and docs/*.md may not name a layerlab command or flag the CLI lacks, a
  * lab-file key the schema lacks (nor leave out one it has), a run id or a
  * commit hash (measured figures and their sources live in bench/RESULTS.md),
- * and README.md stays one screen-scroll (at most 250 lines).
+ * and README.md stays one screen-scroll (at most 250 lines). Every `test/…`
+ * path they, CONTRIBUTING.md or infra/README.md name exists (tests move with
+ * the modules they test).
  *
  * Flags are read only from `layerlab <command> …` command lines (inline code
  * and code blocks) and from table rows that start with one, so flags of npm,
@@ -11,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
@@ -337,6 +339,25 @@ function gitAvailable(): boolean {
   return spawnSync('git', ['rev-parse', '--git-dir'], { cwd: ROOT }).status === 0;
 }
 
+// --------------------------------------------------------------- test paths
+
+/** Pages that name test files for a reader: the docs, and the guides beside the code. */
+function pagesNamingTests(): Page[] {
+  const guides = ['CONTRIBUTING.md', 'infra/README.md'].map((name) => ({
+    name,
+    text: readFileSync(join(ROOT, name), 'utf8'),
+  }));
+  return [...pages(), ...guides];
+}
+
+/** A path under test/, as far as path characters go; one with a placeholder (<name>, *) is a pattern, not a path. */
+const TEST_PATH = /(?<![\w./-])test\/[\w./<>*-]*/g;
+
+function missingTestPaths(markdown: string, exists = (path: string) => existsSync(join(ROOT, path))): string[] {
+  const paths = (markdown.match(TEST_PATH) ?? []).map((p) => p.replace(/\.+$/, '')).filter((p) => !/[<>*]/.test(p));
+  return [...new Set(paths)].filter((p) => !exists(p)).map((p) => `${p} does not exist`);
+}
+
 // -------------------------------------------------------------------- tests
 
 describe('docs name only what exists', () => {
@@ -383,6 +404,11 @@ describe('docs name only what exists', () => {
 
   it(`README.md has at most ${README_MAX_LINES} lines`, () => {
     assert.equal(readmeLengthProblem(readFileSync(README, 'utf8')), undefined);
+  });
+
+  it('every test/… path in README.md, docs/, CONTRIBUTING.md and infra/README.md exists', () => {
+    const problems = pagesNamingTests().flatMap((p) => missingTestPaths(p.text).map((x) => `${p.name}: ${x}`));
+    assert.deepEqual(problems, [], 'name the test where it lives now (test/unit mirrors lab/)');
   });
 });
 
@@ -448,6 +474,15 @@ describe('each docs check can fail', () => {
     assert.equal(problems.length, 2, problems.join('\n'));
     assert.match(problems[0] ?? '', /run id/);
     assert.match(problems[1] ?? '', new RegExp(`commit hash ${head}`));
+  });
+
+  it('a test path that moved, among real paths, patterns and words that are not paths', () => {
+    const page = [
+      '`test/unit/scheduler.test.ts` drives the scheduler; `test/unit/run/scheduler.test.ts` too.',
+      'Fixtures in `test/fixtures/<scenario>/`, unit tests in test/unit/<layer>/<module>.test.ts and test/e2e/.',
+      'A latest/test/x path and `npm test` are not test paths.',
+    ].join('\n');
+    assert.deepEqual(missingTestPaths(page), ['test/unit/scheduler.test.ts does not exist']);
   });
 
   it('a README over the limit', () => {

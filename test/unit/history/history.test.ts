@@ -1,6 +1,6 @@
 /**
  * Regressions across nights through results/history.sqlite alone (no run
- * folders): constructed histories with seeded log-normal noise, compared by
+ * folders): constructed histories (nights.ts) with seeded log-normal noise, compared by
  * `layerlab compare --baseline ...` (compareCommand), the same
  * family-controlled rank test as the report.
  */
@@ -15,111 +15,21 @@ import { compareCommand } from '../../../lab/commands/compare-runs.ts';
 import { UserError } from '../../../lab/errors.ts';
 import { History } from '../../../lab/history/history.ts';
 import { HISTORY_VERSION } from '../../../lab/history/schema.ts';
-import type { LoadedRun } from '../../../lab/record/load.ts';
-import type { Sample } from '../../../lab/record/samples.ts';
-import { mulberry32 } from '../../../lab/util/rng.ts';
-
-const HOSTS = [
-  { name: 'xfs', profile: 'overlay2-xfs' },
-  { name: 'dm', profile: 'devicemapper-lvm' },
-];
-const MOUNTS = ['layer', 'volume', 'bind'];
-const JOBS = [
-  { job: 'seqwrite', direction: 'write', bw: 200_000 },
-  { job: 'randread', direction: 'read', bw: 40_000 },
-];
-
-interface Night {
-  runId: string;
-  /** Multiplies host xfs's bandwidth (its latency by the inverse): 0.8 is a 20% regression. */
-  xfsFactor?: number;
-  seed: number;
-  reps?: number;
-  cv?: number;
-  failed?: number;
-  target?: string;
-  hosts?: typeof HOSTS;
-  fioSize?: string;
-}
-
-/** One night as `report` hands it to the history: fio bw and clat_p99 per host, mount, job and repetition. */
-function night({
-  runId,
-  xfsFactor = 1,
-  seed,
-  reps = 5,
-  cv = 0.03,
-  failed = 0,
-  target = 'aws',
-  hosts = HOSTS,
-  fioSize = '2G',
-}: Night) {
-  const next = mulberry32(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-  const samples: Sample[] = [];
-  for (const host of hosts)
-    for (const mount of MOUNTS)
-      for (const { job, direction, bw } of JOBS)
-        for (let rep = 1; rep <= reps; rep++) {
-          const factor = host.name === 'xfs' ? xfsFactor : 1;
-          const value = bw * factor * Math.exp(cv * normal());
-          const base = {
-            run: runId,
-            host: host.name,
-            profile: host.profile,
-            scenario: 'fio',
-            mount,
-            rep,
-            trial: `r${rep}-${host.name}-fio-${mount}`,
-            timestamp: '2026-12-01T02:00:00Z',
-          };
-          samples.push({ ...base, metric: 'bw', value, unit: 'KiB/s', job, direction });
-          samples.push({ ...base, metric: 'clat_p99', value: 1e9 / value, unit: 'us', job, direction });
-        }
-  const trials = hosts.length * MOUNTS.length * reps;
-  return {
-    dir: `/nonexistent/${runId}`,
-    manifest: {
-      runId,
-      startedAt: '2026-12-01T02:00:00Z',
-      gitRevision: 'abc',
-      lab: { name: 'nightly', hosts, scenarios: { fio: { size: fioSize, runtime: 30 } } },
-      inventory: { target },
-    },
-    samples,
-    journal: [],
-    summary: { runId, trials, done: trials - failed, failed, stoppedBy: 'fixed-count', wallSeconds: 3600 },
-    env: new Map(),
-    noise: [],
-  } as unknown as LoadedRun;
-}
-
-const runId = (n: number) => `20261201-02${String(n).padStart(2, '0')}00-nightly-0001`;
+import { HOSTS, type Night, night, resultsFolder, runId } from './nights.ts';
 
 describe('regressions across nights, from the history alone', () => {
+  let folder: ReturnType<typeof resultsFolder>;
   let results: string;
-  const saved = process.env.LAYERLAB_RESULTS;
   before(() => {
-    results = mkdtempSync(join(tmpdir(), 'layerlab-history-'));
-    process.env.LAYERLAB_RESULTS = results;
+    folder = resultsFolder();
+    results = folder.path;
   });
-  after(() => {
-    if (saved === undefined) Reflect.deleteProperty(process.env, 'LAYERLAB_RESULTS');
-    else process.env.LAYERLAB_RESULTS = saved;
-    rmSync(results, { recursive: true, force: true });
-  });
+  after(() => folder.restore());
 
   /** A fresh history holding these nights, in order. */
   function history(nights: Night[]): void {
-    rmSync(join(results, 'history.sqlite'), { force: true });
-    rmSync(join(results, 'history.sqlite-wal'), { force: true });
-    rmSync(join(results, 'history.sqlite-shm'), { force: true });
-    const h = History.forResults(results);
-    try {
-      for (const n of nights) h.record(night(n));
-    } finally {
-      h.close();
-    }
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(results, `history.sqlite${suffix}`), { force: true });
+    for (const n of nights) folder.record(n);
   }
 
   const json = (out: { output: string }) =>
@@ -127,8 +37,8 @@ describe('regressions across nights, from the history alone', () => {
 
   it('flags a 20% regression of one host (exit 1), and only that host', () => {
     history([
-      { runId: runId(1), seed: 1 },
-      { runId: runId(2), seed: 2, xfsFactor: 0.8 },
+      { n: 1, seed: 1 },
+      { n: 2, seed: 2, xfsFactor: 0.8 },
     ]);
     const out = compareCommand([runId(2)], { baseline: 'last', threshold: '5%', json: true });
     assert.equal(out.exitCode, 1);
@@ -147,8 +57,8 @@ describe('regressions across nights, from the history alone', () => {
 
   it('does not flag a 3% regression at --threshold 5%, even where the test claims it', () => {
     history([
-      { runId: runId(1), seed: 3, cv: 0.005 },
-      { runId: runId(2), seed: 4, cv: 0.005, xfsFactor: 0.97 },
+      { n: 1, seed: 3, cv: 0.005 },
+      { n: 2, seed: 4, cv: 0.005, xfsFactor: 0.97 },
     ]);
     const out = compareCommand([runId(2)], { baseline: 'last', threshold: '5%', json: true });
     assert.equal(out.exitCode, 0);
@@ -163,7 +73,7 @@ describe('regressions across nights, from the history alone', () => {
   });
 
   it('ten A/A nights, each against the night before: nothing flagged', () => {
-    history(Array.from({ length: 11 }, (_, i) => ({ runId: runId(i + 1), seed: 100 + i })));
+    history(Array.from({ length: 11 }, (_, i) => ({ n: i + 1, seed: 100 + i })));
     for (let n = 2; n <= 11; n++) {
       const out = compareCommand([runId(n)], { baseline: 'last', threshold: '5%', json: true });
       assert.equal(out.exitCode, 0, `night ${n}`);
@@ -173,12 +83,12 @@ describe('regressions across nights, from the history alone', () => {
 
   it('takes the last good run of the same setup: failed, other-target, other-hosts and other-parameter runs are skipped', () => {
     history([
-      { runId: runId(1), seed: 1 },
-      { runId: runId(2), seed: 2, failed: 1 },
-      { runId: runId(3), seed: 3, target: 'static' },
-      { runId: runId(4), seed: 4, hosts: [HOSTS[0] as (typeof HOSTS)[0]] },
-      { runId: runId(5), seed: 5, fioSize: '8M' },
-      { runId: runId(6), seed: 6 },
+      { n: 1, seed: 1 },
+      { n: 2, seed: 2, failed: 1 },
+      { n: 3, seed: 3, target: 'static' },
+      { n: 4, seed: 4, hosts: [HOSTS[0] as (typeof HOSTS)[0]] },
+      { n: 5, seed: 5, fioSize: '8M' },
+      { n: 6, seed: 6 },
     ]);
     assert.deepEqual(json(compareCommand([runId(6)], { baseline: 'last', json: true })).baselineRuns, [runId(1)]);
     // --lab alone means its newest run.
@@ -190,7 +100,7 @@ describe('regressions across nights, from the history alone', () => {
   });
 
   it('nights:N pools the repetitions of the last N good runs', () => {
-    history([1, 2, 3, 4].map((n) => ({ runId: runId(n), seed: n })));
+    history([1, 2, 3, 4].map((n) => ({ n, seed: n })));
     const out = json(compareCommand([runId(4)], { baseline: 'nights:3', json: true }));
     assert.deepEqual(out.baselineRuns, [runId(3), runId(2), runId(1)]);
     const cell = (out.cells as unknown as { nBaseline: number; nNew: number }[])[0];
@@ -198,7 +108,7 @@ describe('regressions across nights, from the history alone', () => {
   });
 
   it('the first night has no baseline: exit 0, and says so', () => {
-    history([{ runId: runId(1), seed: 1 }]);
+    history([{ n: 1, seed: 1 }]);
     const out = compareCommand([runId(1)], { baseline: 'last' });
     assert.equal(out.exitCode, 0);
     assert.match(
@@ -208,7 +118,7 @@ describe('regressions across nights, from the history alone', () => {
   });
 
   it('writes the run for github-action-benchmark, one file per direction', () => {
-    history([{ runId: runId(1), seed: 1 }]);
+    history([{ n: 1, seed: 1 }]);
     const dir = join(results, 'benchmark');
     compareCommand([runId(1)], { baseline: 'last', benchmarkDir: dir });
     const bigger = JSON.parse(readFileSync(join(dir, 'bigger-is-better.json'), 'utf8'));
@@ -224,9 +134,9 @@ describe('regressions across nights, from the history alone', () => {
 
   it('through the CLI: exit 1 for a regression, 0 for none, 2 for bad input', async () => {
     history([
-      { runId: runId(1), seed: 1 },
-      { runId: runId(2), seed: 2, xfsFactor: 0.8 },
-      { runId: runId(3), seed: 3, xfsFactor: 0.8 },
+      { n: 1, seed: 1 },
+      { n: 2, seed: 2, xfsFactor: 0.8 },
+      { n: 3, seed: 3, xfsFactor: 0.8 },
     ]);
     const write = process.stdout.write;
     process.stdout.write = () => true;
@@ -245,7 +155,7 @@ describe('regressions across nights, from the history alone', () => {
   });
 
   it('refuses bad input with exit 2 (UserError) before reading anything', () => {
-    history([{ runId: runId(1), seed: 1 }]);
+    history([{ n: 1, seed: 1 }]);
     const refuses = (refs: string[], opts: Parameters<typeof compareCommand>[1], message: RegExp) =>
       assert.throws(
         () => compareCommand(refs, opts),
@@ -321,7 +231,7 @@ describe('history.sqlite versions', () => {
         'a sample reads back as samples.ndjson had it',
       );
       // A new night lands beside the migrated ones.
-      h.record(night({ runId: runId(3), seed: 1 }));
+      h.record(night({ n: 3, seed: 1 }));
       assert.equal(h.runs('nightly').length, 3);
     } finally {
       h.close();

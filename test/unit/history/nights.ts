@@ -1,9 +1,10 @@
 /**
- * Constructed nights for history tests: one lab of two hosts (xfs, dm),
- * fio bw and clat_p99 on three mounts, seeded log-normal noise; host xfs's
- * bandwidth scaled by `xfsFactor` (0.8 is a 20% regression). Each night's
- * environment is recorded as a run records it (inventory labels, env
- * summary), so its comparison key can be changed field by field.
+ * Constructed nights for history tests, as `report` hands them to the
+ * history: one lab of two hosts (xfs, dm), fio bw and clat_p99 per host,
+ * mount, job and repetition, seeded log-normal noise; host xfs's bandwidth
+ * scaled by `xfsFactor` (0.8 is a 20% regression). Each night's environment
+ * is recorded as a run records it (inventory labels, env summary), so its
+ * comparison key can be changed field by field.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import type { LoadedRun } from '../../../lab/record/load.ts';
 import type { Sample } from '../../../lab/record/samples.ts';
 import { mulberry32 } from '../../../lab/util/rng.ts';
 
-const HOSTS = [
+export const HOSTS = [
   { name: 'xfs', profile: 'overlay2-xfs' },
   { name: 'dm', profile: 'devicemapper-lvm' },
 ];
@@ -24,8 +25,22 @@ const JOBS = [
 ];
 
 export interface Night {
+  /** The night's number: its run id is runId(n). */
   n: number;
+  /** Multiplies host xfs's bandwidth (its latency by the inverse): 0.8 is a 20% regression. */
   xfsFactor?: number;
+  /** Seed of the noise; 1000 + n unless given. */
+  seed?: number;
+  /** Repetitions per host, mount and job. */
+  reps?: number;
+  /** Coefficient of variation of the noise. */
+  cv?: number;
+  /** Trials the night's summary counts as failed. */
+  failed?: number;
+  target?: string;
+  hosts?: typeof HOSTS;
+  /** fio's file size in the recorded lab (a scenario parameter). */
+  fioSize?: string;
   /** Host xfs's kernel (env summary.json). */
   kernel?: string;
   /** Host xfs's AMI release date (inventory labels ami and amiName, as infra/aws/program.ts records them). */
@@ -43,17 +58,24 @@ export const runId = (n: number) => `20261201-02${String(n).padStart(2, '0')}00-
 export function night({
   n,
   xfsFactor = 1,
+  seed = 1000 + n,
+  reps = 5,
+  cv = 0.03,
+  failed = 0,
+  target = 'aws',
+  hosts = HOSTS,
+  fioSize = '2G',
   kernel = '6.1.0-27-cloud-amd64',
   amiRelease = '20261101-1900',
 }: Night): LoadedRun {
-  const next = mulberry32(1000 + n);
+  const next = mulberry32(seed);
   const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   const samples: Sample[] = [];
-  for (const host of HOSTS)
+  for (const host of hosts)
     for (const mount of MOUNTS)
       for (const { job, direction, bw } of JOBS)
-        for (let rep = 1; rep <= 5; rep++) {
-          const value = bw * (host.name === 'xfs' ? xfsFactor : 1) * Math.exp(0.03 * normal());
+        for (let rep = 1; rep <= reps; rep++) {
+          const value = bw * (host.name === 'xfs' ? xfsFactor : 1) * Math.exp(cv * normal());
           const base = {
             run: runId(n),
             host: host.name,
@@ -68,7 +90,7 @@ export function night({
           samples.push({ ...base, metric: 'clat_p99', value: 1e9 / value, unit: 'us', job, direction });
         }
   const env = new Map(
-    HOSTS.map((h) => [
+    hosts.map((h) => [
       h.name,
       {
         kernel: h.name === 'xfs' ? kernel : '6.1.0-27-cloud-amd64',
@@ -79,20 +101,20 @@ export function night({
       },
     ]),
   );
-  const trials = HOSTS.length * MOUNTS.length * 5;
+  const trials = hosts.length * MOUNTS.length * reps;
   return {
     dir: `/nonexistent/${runId(n)}`,
     manifest: {
       runId: runId(n),
       startedAt: '2026-12-01T02:00:00Z',
       gitRevision: 'abc',
-      lab: { name: 'nightly', hosts: HOSTS, scenarios: { fio: { size: '2G', runtime: 30 } } },
+      lab: { name: 'nightly', hosts, scenarios: { fio: { size: fioSize, runtime: 30 } } },
       inventory: {
-        target: 'aws',
-        hosts: HOSTS.map((h) => ({
+        target,
+        hosts: hosts.map((h) => ({
           ...h,
           labels: {
-            target: 'aws',
+            target,
             instanceType: 'm6i.large',
             region: 'eu-central-1',
             ...amiOf(h.name === 'xfs' ? amiRelease : '20261101-1900'),
@@ -102,7 +124,7 @@ export function night({
     },
     samples,
     journal: [],
-    summary: { runId: runId(n), trials, done: trials, failed: 0, stoppedBy: 'fixed-count', wallSeconds: 3600 },
+    summary: { runId: runId(n), trials, done: trials - failed, failed, stoppedBy: 'fixed-count', wallSeconds: 3600 },
     env,
     noise: [],
   } as unknown as LoadedRun;

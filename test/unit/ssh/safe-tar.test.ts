@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -94,4 +103,28 @@ describe('safe tar extraction', () => {
       }
     },
   );
+});
+
+function modeOf(path: string): number {
+  return statSync(path).mode & 0o7777;
+}
+
+describe('pulled files keep no special mode bits (issue 12, finding 2)', () => {
+  it('a setuid, setgid or sticky member lands as 0755/0644, folders 0755', async () => {
+    const src = join(work, 'modes-src');
+    mkdirSync(join(src, 'bin'), { recursive: true });
+    writeFileSync(join(src, 'bin', 'suid'), '#!/bin/sh\n');
+    writeFileSync(join(src, 'bin', 'sgid-data'), 'x');
+    writeFileSync(join(src, 'plain'), 'x');
+    const archive = join(work, 'modes.tar');
+    // GNU tar writes the modes the guest chose into the headers, whatever the files have here.
+    execFileSync('tar', ['-cf', archive, '-C', src, '--mode=u+s,g+s,o+t', '--', 'bin', 'plain']);
+    execFileSync('tar', ['-rf', archive, '-C', src, '--mode=a+x,u+s', '--', 'plain']);
+    const dest = join(work, 'modes-out');
+    await extractSafely(createReadStream(archive), dest);
+    assert.equal(modeOf(join(dest, 'bin')), 0o755, 'a folder: 0755, no sticky or setgid bit');
+    assert.equal(modeOf(join(dest, 'bin', 'suid')), 0o644, 'a file without exec bits: 0644, no setuid');
+    assert.equal(modeOf(join(dest, 'bin', 'sgid-data')), 0o644, 'no setgid bit');
+    assert.equal(modeOf(join(dest, 'plain')), 0o755, 'a setuid executable: 0755, setuid dropped');
+  });
 });

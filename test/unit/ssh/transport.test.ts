@@ -1,8 +1,14 @@
 /**
+ * lab/ssh/transport.ts against ssh2 servers on 127.0.0.1.
+ *
  * Issue 35 N12: a pinned `ssh-rsa` host key was offered only the SHA-1
  * signature algorithm (`ssh-rsa`), which OpenSSH servers refuse since 8.8 and
- * which should not vouch for a host anyway. Against ssh2 servers on 127.0.0.1
- * that allow only SHA-2 signatures, or only SHA-1.
+ * which should not vouch for a host anyway: servers that allow only SHA-2
+ * signatures, or only SHA-1.
+ *
+ * A pull whose remote command never finishes (a trial stuck on a guest's hung
+ * disk) must fail at its timeout, not wait for an archive that will never
+ * end: a server whose exec sends a few bytes and then nothing.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +30,24 @@ async function rsaServer(algorithms: ssh2.ServerHostKeyAlgorithm[]): Promise<num
   const server = new ssh2.Server({ hostKeys: [rsaHostKey.private], algorithms: { serverHostKey: algorithms } }, (c) => {
     c.on('authentication', (ctx) => ctx.accept());
     c.on('error', () => undefined);
+  });
+  servers.push(server);
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return (server.address() as AddressInfo).port;
+}
+
+/** An SSH server on 127.0.0.1 (ed25519 host key) whose every command writes the start of a tar header, then hangs. */
+async function stuckServer(hostKey: string): Promise<number> {
+  const server = new ssh2.Server({ hostKeys: [hostKey] }, (client) => {
+    client.on('authentication', (ctx) => ctx.accept());
+    client.on('error', () => undefined);
+    client.on('ready', () =>
+      client.on('session', (accept) =>
+        accept().on('exec', (acceptExec) => {
+          acceptExec().write(Buffer.alloc(100));
+        }),
+      ),
+    );
   });
   servers.push(server);
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -66,4 +90,38 @@ describe('pinned RSA host keys', () => {
   it('refuse a server that signs only with SHA-1', { timeout: 30_000 }, async () => {
     await assert.rejects(connect(await rsaServer(['ssh-rsa']), 'sha1'));
   });
+});
+
+describe('pulls', () => {
+  it(
+    'a pull that times out fails with the timeout, whatever the archive stream was doing',
+    { timeout: 30_000 },
+    async () => {
+      const hostKey = ssh2.utils.generateKeyPairSync('ed25519');
+      const log = new HostLog(join(work, 'ssh.log'));
+      const conn = await SshConnection.connect(
+        {
+          name: 'stuck',
+          address: '127.0.0.1',
+          port: await stuckServer(hostKey.private),
+          user: 'root',
+          privateKey: clientKey.private,
+          hostKey: hostKey.public,
+        },
+        log,
+        Date.now() + 20_000,
+      );
+      try {
+        const started = Date.now();
+        await assert.rejects(
+          conn.pullCommand('run-a-trial', join(work, 'pulled'), 1000),
+          /command timed out after 1 s/,
+        );
+        assert.ok(Date.now() - started < 10_000, `rejected after ${Date.now() - started} ms`);
+      } finally {
+        conn.close();
+        await log.close();
+      }
+    },
+  );
 });

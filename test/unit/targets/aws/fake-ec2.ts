@@ -32,6 +32,8 @@
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach } from 'node:test';
+import type { EC2Client } from '@aws-sdk/client-ec2';
 
 const NS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 
@@ -176,6 +178,13 @@ export class FakeEc2 {
 
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** Empty again: no resources, no calls, no faults (the per-action call counts that throttling reads are kept). */
+  reset(): void {
+    this.resources.clear();
+    this.calls.length = 0;
+    this.faults = {};
   }
 
   // --- seeding -------------------------------------------------------------
@@ -561,3 +570,43 @@ export async function fakeEc2Client(endpoint: string) {
 
 /** Backoff for tests: real (tiny) waits, bounded well under a test's timeout. */
 export const FAST_BACKOFF = { timeoutMs: 5_000, baseDelayMs: 1, maxDelayMs: 20 };
+
+/** An expiry far in the future: a lab that is not expired. */
+export const FUTURE = '2999-01-01T00:00:00.000Z';
+
+/** The tags infra/aws puts on every resource of a lab (Name `<lab>-x`, owner ci). */
+export function labTags(lab: string, run: string, expires = FUTURE): Record<string, string> {
+  return {
+    Name: `${lab}-x`,
+    'layerlab:lab': lab,
+    'layerlab:run': run,
+    'layerlab:owner': 'ci',
+    'layerlab:expires': expires,
+  };
+}
+
+/** A fake EC2 for the tests of one describe (or file), with its endpoint and an SDK client pointed at it. */
+export interface FakeEc2Fixture {
+  fake: FakeEc2;
+  endpoint: string;
+  ec2: EC2Client;
+}
+
+/**
+ * Registers, in the calling describe or file, a FakeEc2 started before its
+ * tests, reset before each and stopped after; endpoint and ec2 are set once
+ * it has started.
+ */
+export function useFakeEc2(): FakeEc2Fixture {
+  const fixture = { fake: new FakeEc2(), endpoint: '', ec2: undefined as unknown as EC2Client };
+  before(async () => {
+    fixture.endpoint = await fixture.fake.start();
+    fixture.ec2 = await fakeEc2Client(fixture.endpoint);
+  });
+  after(async () => {
+    fixture.ec2.destroy();
+    await fixture.fake.stop();
+  });
+  beforeEach(() => fixture.fake.reset());
+  return fixture;
+}

@@ -6,8 +6,7 @@
  * with the lab's tags.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import type { EC2Client } from '@aws-sdk/client-ec2';
+import { beforeEach, describe, it } from 'node:test';
 import { InfraError, UserError } from '../../../../lab/errors.ts';
 import type { RunMarker } from '../../../../lab/targets/aws/stack-lock.ts';
 import { deploymentController, refuseOtherController } from '../../../../lab/targets/aws/stack-owner.ts';
@@ -17,17 +16,11 @@ import {
   teardownStack,
 } from '../../../../lab/targets/aws/stack-teardown.ts';
 import { controllerOf } from '../../../../lab/targets/controller.ts';
-import { FAST_BACKOFF, FakeEc2, type FakeResource, fakeEc2Client } from './fake-ec2.ts';
+import { FAST_BACKOFF, type FakeEc2, type FakeResource, labTags, useFakeEc2 } from './fake-ec2.ts';
 
 const LAB = 'night';
 const STACK = 'night';
-const tags = (lab = LAB, run = STACK) => ({
-  Name: `${lab}-x`,
-  'layerlab:lab': lab,
-  'layerlab:run': run,
-  'layerlab:owner': 'ci',
-  'layerlab:expires': '2999-01-01T00:00:00.000Z',
-});
+const tags = (lab = LAB, run = STACK) => labTags(lab, run);
 
 const PULUMI_TYPE: Record<FakeResource['kind'], string> = {
   instance: 'aws:ec2/instance:Instance',
@@ -104,8 +97,8 @@ function lockError(lines: string): Error {
 }
 
 describe('targets/aws/stack-teardown: down destroys, then believes only EC2', () => {
-  const fake = new FakeEc2();
-  let ec2: EC2Client;
+  const aws = useFakeEc2();
+  const { fake } = aws;
   let progress: string[];
   let marker: RunMarker | undefined;
   const deps = (
@@ -113,7 +106,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     over: Partial<StackTeardownDeps> = {},
   ): StackTeardownDeps => ({
     selectStack: select,
-    ec2: async () => ec2,
+    ec2: async () => aws.ec2,
     backend: 's3://layerlab-state',
     region: 'us-east-1',
     backoff: FAST_BACKOFF,
@@ -132,17 +125,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: (m) => m.pid === 1 },
     ...over,
   });
-  before(async () => {
-    ec2 = await fakeEc2Client(await fake.start());
-  });
-  after(async () => {
-    ec2.destroy();
-    await fake.stop();
-  });
   beforeEach(() => {
-    fake.resources.clear();
-    fake.calls.length = 0;
-    fake.faults = {};
     progress = [];
     marker = undefined;
   });

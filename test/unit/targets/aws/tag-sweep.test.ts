@@ -4,20 +4,11 @@
  * order, through throttling and eventual consistency; nothing else is touched.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import type { EC2Client } from '@aws-sdk/client-ec2';
+import { beforeEach, describe, it } from 'node:test';
 import { groupLabs, sweepTaggedLabs } from '../../../../lab/targets/aws/tag-sweep.ts';
-import { FAST_BACKOFF, FakeEc2, fakeEc2Client } from './fake-ec2.ts';
+import { FAST_BACKOFF, FUTURE, type FakeEc2, labTags as tags, useFakeEc2 } from './fake-ec2.ts';
 
 const PAST = '2026-01-01T00:00:00.000Z';
-const FUTURE = '2999-01-01T00:00:00.000Z';
-const tags = (lab: string, run: string, expires: string) => ({
-  Name: `${lab}-x`,
-  'layerlab:lab': lab,
-  'layerlab:run': run,
-  'layerlab:owner': 'ci',
-  'layerlab:expires': expires,
-});
 
 /** Every deletion-like call and the ids it named. */
 function touchedIds(fake: FakeEc2): string[] {
@@ -31,21 +22,11 @@ function touchedIds(fake: FakeEc2): string[] {
 }
 
 describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
-  const fake = new FakeEc2();
-  let ec2: EC2Client;
+  const aws = useFakeEc2();
+  const { fake } = aws;
   let lines: string[];
   const say = (l: string) => lines.push(l);
-  before(async () => {
-    ec2 = await fakeEc2Client(await fake.start());
-  });
-  after(async () => {
-    ec2.destroy();
-    await fake.stop();
-  });
   beforeEach(() => {
-    fake.resources.clear();
-    fake.calls.length = 0;
-    fake.faults = {};
     lines = [];
   });
 
@@ -65,7 +46,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
       lingerDescribes: 2,
       groupBusyAfterTerminate: 2,
     };
-    const failures = await sweepTaggedLabs(ec2, { backoff: FAST_BACKOFF, say });
+    const failures = await sweepTaggedLabs(aws.ec2, { backoff: FAST_BACKOFF, say });
     assert.equal(failures, 0, lines.join('\n'));
     const expiredIds = new Set(expired.map((r) => r.id));
     assert.deepEqual(
@@ -101,7 +82,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
     const dataVolume = lab.find((r) => r.kind === 'volume' && !r.deleteOnTermination);
     assert.ok(dataVolume, 'the lab has a data volume');
     fake.survive(dataVolume.id);
-    const failures = await sweepTaggedLabs(ec2, { backoff: { ...FAST_BACKOFF, timeoutMs: 500 }, say });
+    const failures = await sweepTaggedLabs(aws.ec2, { backoff: { ...FAST_BACKOFF, timeoutMs: 500 }, say });
     assert.equal(failures, 1);
     const text = lines.join('\n');
     assert.match(text, new RegExp(`volume ${dataVolume.id} \\(available\\) \\[layerlab:lab=old layerlab:run=run-1`));
@@ -110,7 +91,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
 
   it('an expired lab whose Pulumi stack could not be destroyed is left to Pulumi', async () => {
     fake.addLab(tags('old', 'run-1', PAST));
-    const failures = await sweepTaggedLabs(ec2, { backoff: FAST_BACKOFF, say, skipLabs: new Set(['old']) });
+    const failures = await sweepTaggedLabs(aws.ec2, { backoff: FAST_BACKOFF, say, skipLabs: new Set(['old']) });
     assert.equal(failures, 0);
     assert.deepEqual(touchedIds(fake), []);
     assert.match(lines.join('\n'), /leave \(its Pulumi stack could not be destroyed\) lab old run run-1/);
@@ -118,7 +99,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
 
   it('--dry-run lists and deletes nothing', async () => {
     fake.addLab(tags('old', 'run-1', PAST));
-    assert.equal(await sweepTaggedLabs(ec2, { backoff: FAST_BACKOFF, say, dryRun: true }), 0);
+    assert.equal(await sweepTaggedLabs(aws.ec2, { backoff: FAST_BACKOFF, say, dryRun: true }), 0);
     assert.deepEqual(touchedIds(fake), []);
     assert.match(lines.join('\n'), /would delete lab old run run-1/);
   });
@@ -126,7 +107,7 @@ describe('targets/aws/tag-sweep: expired labs found by their tags', () => {
   it('an EC2 error that is not "slow down" or "not yet" stops the sweep as an infrastructure error (code, request id)', async () => {
     fake.faults = { throttle: { DescribeInstances: 1000 } };
     await assert.rejects(
-      sweepTaggedLabs(ec2, { backoff: { ...FAST_BACKOFF, timeoutMs: 200 }, say }),
+      sweepTaggedLabs(aws.ec2, { backoff: { ...FAST_BACKOFF, timeoutMs: 200 }, say }),
       (err: Error & { exitCode?: number }) =>
         err.name === 'InfraError' &&
         err.exitCode === 3 &&
