@@ -6,6 +6,7 @@ import { findVirtiofsd } from '../targets/local/hostshare.js';
 import { NFS_TOOLS, findVfsPlugin } from '../targets/local/nfs-share.js';
 import { listTemplates, templateCapBytes, templatesEnabled, templatesRoot } from '../targets/local/template-store.js';
 import { aptSourceFiles } from '../util/apt-sources.js';
+import { findAwsCliV2 } from '../util/aws-cli.js';
 import { runLocal, which } from '../util/proc.js';
 import { formatBytes } from '../util/size.js';
 
@@ -56,7 +57,12 @@ export const NEEDS = {
     command(NFS_TOOLS.socat, 'socat', "carries the guests' NFS connection to the server on 127.0.0.1"),
     command('chromium', 'chromium', 'the report test renders report.html in a headless browser'),
     command('shellcheck', 'shellcheck', 'npm run lint checks the shell scripts'),
-    command('aws', 'awscli', 'the nightly script test runs the real AWS CLI against a local S3 server'),
+    {
+      what: 'aws CLI v2',
+      pkg: 'awscli',
+      why: 'the nightly script test runs the real AWS CLI against a local S3 server',
+      find: () => findAwsCliV2(),
+    },
     command('git', 'git', 'the tests ask git what .gitignore keeps out'),
     command('qemu-io', 'qemu-utils', 'the local Flatcar test writes through a disk overlay'),
   ],

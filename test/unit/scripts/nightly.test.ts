@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { findAwsCliV2 } from '../../../lab/util/aws-cli.ts';
 import { type LocalS3, localS3Env, startLocalS3 } from './local-s3.ts';
 import { type FaultProxy, startFaultProxy } from './s3-fault-proxy.ts';
 
@@ -121,21 +122,8 @@ const BUCKET = 'lab-state';
 const KEY = 'layerlab/history.sqlite';
 const HISTORY = `s3://${BUCKET}/${KEY}`;
 
-/** An aws CLI v2 (awscli 2.9 from Debian, or newer), or why there is none. */
-function findAwsV2(): string | undefined {
-  const candidates = ['/usr/bin/aws', '/usr/local/bin/aws'];
-  try {
-    candidates.push(execFileSync('bash', ['-c', 'command -v aws'], { encoding: 'utf8' }).trim());
-  } catch {}
-  for (const aws of candidates) {
-    if (!aws || !existsSync(aws)) continue;
-    try {
-      if (/^aws-cli\/2\./.test(execFileSync(aws, ['--version'], { encoding: 'utf8' }))) return aws;
-    } catch {}
-  }
-  return undefined;
-}
-const AWS = findAwsV2();
+/** An aws CLI v2 (awscli 2.9 from Debian, or newer): what `npm test`'s doctor installs. */
+const AWS = findAwsCliV2();
 const SKIP = AWS ? false : 'needs the aws CLI v2 (`aws`, Debian package awscli): not found';
 
 /** Stands in for bin/layerlab.js: each night appends its run id to results/history.sqlite. */
