@@ -14,12 +14,11 @@ import { buildReport } from '../../../lab/report/build.ts';
 import { MATRIX_LOOK, MATRIX_STYLE } from '../../../lab/report/glance-html.ts';
 import { MATRIX_VERDICTS, MATRIX_VERDICT_ORDER } from '../../../lab/report/glance.ts';
 import { renderHtml } from '../../../lab/report/html.ts';
-import { findOnPath, needs } from '../installed.ts';
 import { writeRun } from '../run-fixture.ts';
+import { SKIP_WITHOUT_CHROMIUM, launchChromium } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-glance-html-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const CHROMIUM = findOnPath('chromium') ?? findOnPath('chromium-browser');
 
 /** report.html of the recorded quick-shaped run (labs/quick.yaml's hosts, jobs and mount kinds). */
 async function quickHtml(): Promise<string> {
@@ -93,23 +92,11 @@ describe('grey-scale: each verdict reads without its colour', () => {
 
 it(
   'first screen of a 1280×800 window: the whole matrix and the seed claims, no console errors',
-  { skip: CHROMIUM === undefined && needs('chromium') },
+  { skip: SKIP_WITHOUT_CHROMIUM },
   async () => {
     const file = join(dir, 'report.html');
     writeFileSync(file, await quickHtml());
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       const problems: string[] = [];

@@ -20,8 +20,8 @@ import { renderHtml } from '../../../lab/report/html.ts';
 import { renderMarkdown } from '../../../lab/report/markdown.ts';
 import { NO_CELL, type Report, inline, paragraph, plain, prose, table } from '../../../lab/report/model.ts';
 import { dotsSpec } from '../../../lab/report/plots.ts';
-import { findOnPath, needs } from '../installed.ts';
 import { renderRun, runInMemory, writeRun } from '../run-fixture.ts';
+import { SKIP_WITHOUT_CHROMIUM, launchChromium } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,8 +116,6 @@ describe('samples.csv', () => {
   });
 });
 
-const CHROMIUM = findOnPath('chromium');
-
 describe('report.html', () => {
   it('is self-contained: inline SVG plots (dots and forest), the same tables, no scripts', async () => {
     const run = loadRun(dir);
@@ -153,21 +151,9 @@ describe('report.html', () => {
 
   it(
     'renders in headless Chromium with visible plots and no console errors',
-    { skip: CHROMIUM === undefined && needs('chromium') },
+    { skip: SKIP_WITHOUT_CHROMIUM },
     async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         const problems: string[] = [];

@@ -17,6 +17,7 @@ import {
 } from '../../../../lab/targets/aws/stack-teardown.ts';
 import { controllerOf } from '../../../../lab/targets/controller.ts';
 import { FAST_BACKOFF, type FakeEc2, type FakeResource, labTags, useFakeEc2 } from './fake-ec2.ts';
+import { FakeRunMarkers, OUR_MACHINE } from './run-markers.ts';
 
 const LAB = 'night';
 const STACK = 'night';
@@ -100,7 +101,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
   const aws = useFakeEc2();
   const { fake } = aws;
   let progress: string[];
-  let marker: RunMarker | undefined;
+  const runs = new FakeRunMarkers(STACK);
   const deps = (
     select: StackTeardownDeps['selectStack'],
     over: Partial<StackTeardownDeps> = {},
@@ -112,22 +113,13 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     backoff: FAST_BACKOFF,
     progress: (m) => progress.push(m),
     output: () => {},
-    markers: {
-      read: () => marker,
-      // As the real one: this (live) process records itself, replacing what was there.
-      write: async () => {
-        marker = { pid: 1, startTicks: '1', stack: STACK, host: 'ctl', user: 'ci', since: new Date().toISOString() };
-      },
-      clear: () => {
-        marker = undefined;
-      },
-    },
-    world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: (m) => m.pid === 1 },
+    markers: runs.markers,
+    world: OUR_MACHINE,
     ...over,
   });
   beforeEach(() => {
     progress = [];
-    marker = undefined;
+    runs.current = undefined;
   });
 
   it('destroys, waits through throttling and eventual consistency until EC2 lists nothing, then removes the stack', async () => {
@@ -244,7 +236,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     it('left by a dead run of ours: cancelled, then destroyed and verified', async () => {
       const stack = new FakeStack(fake, fake.addLab(tags()));
       stack.lock = lockError(LOCK);
-      marker = ours();
+      runs.current = ours();
       await teardownStack(
         LAB,
         STACK,
@@ -284,7 +276,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
       for (const [label, over, m, why] of cases) {
         const stack = new FakeStack(fake, fake.addLab(tags()));
         stack.lock = lockError(LOCK);
-        marker = m;
+        runs.current = m;
         await assert.rejects(
           teardownStack(
             LAB,
@@ -309,7 +301,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
       stack.lock = Object.assign(new Error('[409] Conflict: Another update is currently in progress.'), {
         name: 'ConcurrentUpdateError',
       });
-      marker = ours();
+      runs.current = ours();
       await assert.rejects(
         teardownStack(
           LAB,

@@ -10,6 +10,7 @@ import * as automation from '@pulumi/pulumi/automation/index.js';
 import { InfraError } from '../../../../lab/errors.ts';
 import type { RunMarker } from '../../../../lab/targets/aws/stack-lock.ts';
 import { type StackUpDeps, type UpStack, upStack } from '../../../../lab/targets/aws/stack-up.ts';
+import { FakeRunMarkers, OUR_MACHINE } from './run-markers.ts';
 
 const STACK = 'night';
 const LOCK_LINE =
@@ -61,28 +62,19 @@ const killedRun = (): RunMarker => ({
 });
 
 describe('targets/aws/stack-up: up takes the stack as down does', () => {
-  let marker: RunMarker | undefined;
+  const runs = new FakeRunMarkers(STACK);
   let progress: string[];
   const deps = (over: Partial<StackUpDeps> = {}): StackUpDeps => ({
     backend: 's3://layerlab-state',
     progress: (m) => progress.push(m),
     output: () => {},
-    markers: {
-      read: () => marker,
-      // As the real one: this (live) process records itself, replacing what was there.
-      write: async () => {
-        marker = { pid: 1, startTicks: '1', stack: STACK, host: 'ctl', user: 'ci', since: new Date().toISOString() };
-      },
-      clear: () => {
-        marker = undefined;
-      },
-    },
-    world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: (m) => m.pid === 1 },
+    markers: runs.markers,
+    world: OUR_MACHINE,
     now: () => Date.parse('2026-12-04T12:05:05Z'),
     ...over,
   });
   beforeEach(() => {
-    marker = undefined;
+    runs.current = undefined;
     progress = [];
   });
 
@@ -91,13 +83,13 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
     const result = await upStack(STACK, stack, deps());
     assert.deepEqual(result.outputs, { inventory: { value: 'x' } });
     assert.equal(stack.ups, 1);
-    assert.equal(marker, undefined, 'no record left to mistake for a killed run');
+    assert.equal(runs.current, undefined, 'no record left to mistake for a killed run');
   });
 
   it('a lock left by a killed run of ours is cancelled, then the update runs', async () => {
     const stack = new FakeStack();
     stack.lock = locked();
-    marker = killedRun();
+    runs.current = killedRun();
     await upStack(STACK, stack, deps());
     assert.equal(stack.cancels, 1);
     assert.equal(stack.ups, 2);
@@ -105,7 +97,7 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
       progress.some((m) => /stack night is locked by a dead run of ours .*pid 4000.*cancelling/.test(m)),
       progress.join('\n'),
     );
-    assert.equal(marker, undefined);
+    assert.equal(runs.current, undefined);
   });
 
   it('a lock held by a live run, or not proven ours: exit 3 naming the lock, its age and the commands; never cancelled', async () => {
@@ -127,7 +119,7 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
     for (const [label, over, m, why] of cases) {
       const stack = new FakeStack();
       stack.lock = locked();
-      marker = m;
+      runs.current = m;
       await assert.rejects(
         upStack(STACK, stack, deps(over)),
         (err: Error) =>
@@ -150,7 +142,7 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
     stack.upError = cliError(
       'error: creating EC2 Instance: operation error EC2: RunInstances, https response error StatusCode: 403, RequestID: 5f3c-11, api error UnauthorizedOperation: You are not authorized\n',
     );
-    marker = killedRun();
+    runs.current = killedRun();
     await assert.rejects(
       upStack(STACK, stack, deps()),
       (err: Error) =>
