@@ -318,7 +318,10 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
         );
       }
     }
-    assert.match(report, /\| xfs \| 6\.1\.\d+.* \| overlay2 on xfs \| xfs /);
+    // The hosts side by side: a column per host, a row per fact, the facts that differ in bold.
+    assert.match(report, /\| fact \| xfs \(overlay2-xfs\) \| dm \(devicemapper-lvm\) \|/);
+    assert.match(report, /\| kernel \| 6\.1\.\d+\S* \| 6\.1\.\d+\S* \|/);
+    assert.match(report, /\| \*\*storage driver\*\* — differs \| \*\*overlay2 on xfs\*\* \| \*\*devicemapper/);
     // No key material anywhere in the results: logs, env, raw output, reports.
     const grep = spawnSync('grep', ['-rl', '-e', 'PRIVATE KEY', '-e', 'b3BlbnNzaC1rZXktdjE', runDir], {
       encoding: 'utf8',
