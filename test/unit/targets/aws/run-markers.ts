@@ -37,3 +37,13 @@ export const OUR_MACHINE: LockWorld = {
   pidAlive: () => false,
   markerAlive: (m) => m.pid === 1,
 };
+
+/** The run record of a killed run of ours on `stack`: its process (pid 4000) is gone; it began just before a lock from 10:00:05. */
+export const killedRun = (stack: string): RunMarker => ({
+  pid: 4000,
+  startTicks: '99',
+  stack,
+  host: 'ctl',
+  user: 'ci',
+  since: '2026-12-04T10:00:04.900Z',
+});

@@ -17,7 +17,7 @@ import {
 } from '../../../../lab/targets/aws/stack-teardown.ts';
 import { controllerOf } from '../../../../lab/targets/controller.ts';
 import { FAST_BACKOFF, type FakeEc2, type FakeResource, labTags, useFakeEc2 } from './fake-ec2.ts';
-import { FakeRunMarkers, OUR_MACHINE } from './run-markers.ts';
+import { FakeRunMarkers, OUR_MACHINE, killedRun } from './run-markers.ts';
 
 const LAB = 'night';
 const STACK = 'night';
@@ -224,14 +224,7 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
   describe('a locked stack', () => {
     const LOCK =
       '  s3://layerlab-state/.pulumi/locks/organization/layerlab/night/0b4b.json: created by ci@ctl (pid 4242) at 2026-12-04T10:00:05Z';
-    const ours = (): RunMarker => ({
-      pid: 4000,
-      startTicks: '99',
-      stack: STACK,
-      host: 'ctl',
-      user: 'ci',
-      since: '2026-12-04T10:00:04.900Z',
-    });
+    const ours = () => killedRun(STACK);
 
     it('left by a dead run of ours: cancelled, then destroyed and verified', async () => {
       const stack = new FakeStack(fake, fake.addLab(tags()));

@@ -10,7 +10,7 @@ import * as automation from '@pulumi/pulumi/automation/index.js';
 import { InfraError } from '../../../../lab/errors.ts';
 import type { RunMarker } from '../../../../lab/targets/aws/stack-lock.ts';
 import { type StackUpDeps, type UpStack, upStack } from '../../../../lab/targets/aws/stack-up.ts';
-import { FakeRunMarkers, OUR_MACHINE } from './run-markers.ts';
+import { FakeRunMarkers, OUR_MACHINE, killedRun } from './run-markers.ts';
 
 const STACK = 'night';
 const LOCK_LINE =
@@ -51,16 +51,6 @@ class FakeStack implements UpStack<{ outputs: Record<string, unknown> }> {
   }
 }
 
-/** The run record of a killed `up` of ours: its process (pid 4000) is gone, the lock is from just after it began. */
-const killedRun = (): RunMarker => ({
-  pid: 4000,
-  startTicks: '99',
-  stack: STACK,
-  host: 'ctl',
-  user: 'ci',
-  since: '2026-12-04T10:00:04.900Z',
-});
-
 describe('targets/aws/stack-up: up takes the stack as down does', () => {
   const runs = new FakeRunMarkers(STACK);
   let progress: string[];
@@ -89,7 +79,7 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
   it('a lock left by a killed run of ours is cancelled, then the update runs', async () => {
     const stack = new FakeStack();
     stack.lock = locked();
-    runs.current = killedRun();
+    runs.current = killedRun(STACK);
     await upStack(STACK, stack, deps());
     assert.equal(stack.cancels, 1);
     assert.equal(stack.ups, 2);
@@ -105,13 +95,13 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
       [
         'our killed run, but the lock’s pulumi still runs',
         { world: { host: 'ctl', user: 'ci', pidAlive: (p) => p === 4242, markerAlive: (m) => m.pid === 1 } },
-        killedRun(),
+        killedRun(STACK),
         /its process \(pid 4242\) is still running here/,
       ],
       [
         'the run that took it is alive',
         { world: { host: 'ctl', user: 'ci', pidAlive: () => false, markerAlive: () => true } },
-        killedRun(),
+        killedRun(STACK),
         /the layerlab run that took it \(pid 4000.*\) is still running/,
       ],
       ['no record of ours, however old the lock', {}, undefined, /no layerlab run on this machine recorded/],
@@ -142,7 +132,7 @@ describe('targets/aws/stack-up: up takes the stack as down does', () => {
     stack.upError = cliError(
       'error: creating EC2 Instance: operation error EC2: RunInstances, https response error StatusCode: 403, RequestID: 5f3c-11, api error UnauthorizedOperation: You are not authorized\n',
     );
-    runs.current = killedRun();
+    runs.current = killedRun(STACK);
     await assert.rejects(
       upStack(STACK, stack, deps()),
       (err: Error) =>
