@@ -399,6 +399,135 @@ ll_set_aside_owner_setup() {
   touch "$LL_BACKUP/complete"
 }
 
+# Records, before data disk $1 is wiped, what named it and each partition or
+# volume on it, so that `down` knows which filesystems layerlab destroyed:
+# "<date> KEY=value" lines appended to the backup at every wipe, first
+# DISK=<disk>, then DEVICE= (device paths and their /dev/disk links) and the
+# UUID, LABEL, PARTUUID and PARTLABEL that blkid reports (UUIDs in lower case).
+ll_record_data_disk() {
+  local disk="$1" when dev key value link names=()
+  when="$(date -u +%Y-%m-%d)"
+  names=("$disk")
+  while IFS= read -r dev; do
+    if [ -n "$dev" ] && [ "$dev" != "$disk" ]; then names+=("$dev"); fi
+  done < <(lsblk -nrpo NAME "$disk" 2>/dev/null || true)
+  {
+    printf '%s DISK=%s\n' "$when" "$disk"
+    for dev in "${names[@]}"; do
+      printf '%s DEVICE=%s\n' "$when" "$dev"
+      for key in UUID LABEL PARTUUID PARTLABEL; do
+        value="$(blkid -s "$key" -o value "$dev" 2>/dev/null || true)"
+        case "$key" in UUID | PARTUUID) value="${value,,}" ;; esac
+        if [ -n "$value" ]; then printf '%s %s=%s\n' "$when" "$key" "$value"; fi
+      done
+    done
+    # -ef (same device node) is a builtin: no readlink process per link.
+    for link in /dev/disk/*/*; do
+      [ -L "$link" ] || continue
+      for dev in "${names[@]}"; do
+        if [ "$link" -ef "$dev" ]; then printf '%s DEVICE=%s\n' "$when" "$link"; fi
+      done
+    done
+  } >> "$LL_BACKUP/data-disk.ids"
+}
+
+# "warning: $*" on stdout, which `down` shows the operator: the text comes
+# from the host (its fstab, its disks), so no control character reaches a terminal.
+ll_warn() {
+  local text="warning: $*"
+  printf '%s\n' "${text//[[:cntrl:]]/?}"
+}
+
+# What the source field $1 of an fstab line names, as KEY=value (UUID, LABEL,
+# PARTUUID, PARTLABEL, or DEVICE=<path> for any other /dev path); status 1 for
+# a source that is no block device (tmpfs, proc, a network share, a bind).
+# fstab's quotes and octal escapes (\040) and udev's (\x20) are undone.
+ll_fstab_tag() {
+  local source="$1" key value
+  case "$source" in
+    UUID=* | LABEL=* | PARTUUID=* | PARTLABEL=*) key="${source%%=*}" value="${source#*=}" ;;
+    /dev/disk/by-uuid/* | /dev/disk/by-label/* | /dev/disk/by-partuuid/* | /dev/disk/by-partlabel/*)
+      key="${source#/dev/disk/by-}"
+      key="${key%%/*}"
+      key="${key^^}"
+      value="${source##*/}"
+      ;;
+    /dev/*) key=DEVICE value="$source" ;;
+    *) return 1 ;;
+  esac
+  value="${value#\"}"
+  value="${value%\"}"
+  if [[ $value == *\\* ]]; then printf -v value '%b' "$value"; fi
+  case "$key" in UUID | PARTUUID) value="${value,,}" ;; esac
+  printf '%s=%s\n' "$key" "$value"
+}
+
+# Why the filesystem named by tag $1 (ll_fstab_tag) is gone because it was on
+# the data disk layerlab wiped (ll_record_data_disk), or nothing.
+ll_fstab_wiped() {
+  local tag="$1" ids="$LL_BACKUP/data-disk.ids" resolved="" when entry disk="the data disk"
+  [ -f "$ids" ] || return 0
+  if [[ $tag == DEVICE=* ]] && [ -e "${tag#DEVICE=}" ]; then resolved="DEVICE=$(readlink -f -- "${tag#DEVICE=}")"; fi
+  while read -r when entry; do
+    if [[ $entry == DISK=* ]]; then
+      disk="data disk ${entry#DISK=}"
+    elif [ "$entry" = "$tag" ] || [ "$entry" = "$resolved" ]; then
+      echo "filesystem gone: ${tag#DEVICE=} was on $disk, which layerlab wiped and re-made on $when"
+      return 0
+    fi
+  done < "$ids"
+}
+
+# Whether something answers to tag $1 (ll_fstab_tag) now: what systemd waits
+# for at boot before it mounts the line.
+ll_fstab_present() {
+  local key="${1%%=*}" value="${1#*=}" hit=""
+  case "$key" in
+    UUID) hit="$(blkid -U "$value" 2>/dev/null || true)" ;;
+    LABEL) hit="$(blkid -L "$value" 2>/dev/null || true)" ;;
+    PARTUUID | PARTLABEL) hit="$(blkid -o device -t "$1" 2>/dev/null || true)" ;;
+    *) if [ -e "$value" ]; then hit="$value"; fi ;;
+  esac
+  [ -n "$hit" ]
+}
+
+# Copies fstab $1 to $2, line by line, reconciled with the disks now present.
+# A line whose filesystem is gone — it was on the data disk layerlab wiped, or
+# nothing answers to its UUID=, LABEL=, PARTUUID=, PARTLABEL= or /dev path —
+# is kept, commented out under a "# layerlab:" note saying why, and named in a
+# warning on stdout (`down` shows it): at boot systemd would wait for it and
+# stop in emergency mode. Every other line is copied unchanged; so is one
+# marked nofail or noauto (it cannot stop a boot) unless layerlab wiped its
+# filesystem. Sets LL_FSTAB_DISABLED to the number of lines disabled.
+ll_fstab_reconcile() {
+  local from="$1" to="$2" line tag why today fields=() kept=()
+  today="$(date -u +%Y-%m-%d)"
+  LL_FSTAB_DISABLED=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    why=""
+    read -r -a fields <<< "$line"
+    if [ "${#fields[@]}" -ge 2 ] && [[ ${fields[0]} != \#* ]] && tag="$(ll_fstab_tag "${fields[0]}")"; then
+      why="$(ll_fstab_wiped "$tag")"
+      if [ -z "$why" ] && ! ll_fstab_present "$tag"; then
+        if [[ ,${fields[3]:-}, == *,nofail,* || ,${fields[3]:-}, == *,noauto,* ]]; then
+          ll_warn "$LL_FSTAB names ${tag#DEVICE=}, which is not present now; its line is nofail or noauto (it cannot stop a boot), so it was left as it was"
+        else
+          why="filesystem gone: nothing has ${tag#DEVICE=} now"
+          [[ $tag != DEVICE=* ]] || why="filesystem gone: ${tag#DEVICE=} does not exist now"
+        fi
+      fi
+    fi
+    if [ -z "$why" ]; then
+      kept+=("$line")
+      continue
+    fi
+    kept+=("# layerlab: disabled on $today by \`layerlab down\`, $why. Remove the '#' of the next line once it is back, or delete the line." "#$line")
+    LL_FSTAB_DISABLED=$((LL_FSTAB_DISABLED + 1))
+    ll_warn "$LL_FSTAB line \"${line//$'\t'/ }\" disabled ($why): at the next boot systemd would wait for it and stop in emergency mode. It is kept, commented out under a \"# layerlab:\" note: point it at a filesystem that exists (blkid lists them) and remove its '#', or delete it"
+  done < "$from"
+  if [ "${#kept[@]}" -gt 0 ]; then printf '%s\n' "${kept[@]}" > "$to"; else : > "$to"; fi
+}
+
 # Puts back what ll_set_aside_owner_setup set aside (nothing to do when it
 # never ran): docker stopped, layerlab's disk unmounted, the owner's fstab
 # lines, daemon.json and /var/lib/docker back, docker started if it ran before.
@@ -411,7 +540,10 @@ ll_restore_owner_setup() {
     grep -v "[[:space:]]$LL_DOCKER_DIR/\{0,1\}[[:space:]]" "$LL_FSTAB" || true
     cat -- "$LL_BACKUP/fstab.lines"
   } > "$LL_BACKUP/fstab.new"
-  cat -- "$LL_BACKUP/fstab.new" > "$LL_FSTAB"
+  # The owner's lines may name a filesystem the profile wiped since: disabled,
+  # never deleted, or the next boot stops in emergency mode (ll_fstab_reconcile).
+  ll_fstab_reconcile "$LL_BACKUP/fstab.new" "$LL_BACKUP/fstab.checked"
+  cat -- "$LL_BACKUP/fstab.checked" > "$LL_FSTAB"
   systemctl daemon-reload 2>/dev/null || true
   if [ -f "$LL_BACKUP/daemon.json" ]; then
     cp -p -- "$LL_BACKUP/daemon.json" "$LL_DAEMON_JSON"
@@ -429,7 +561,11 @@ ll_restore_owner_setup() {
   if [ -f "$LL_BACKUP/docker-was-active" ]; then systemctl start docker.service; fi
   # The profile is no longer in place: all of layerlab's state goes.
   rm -rf -- "${LL_STATE:?}"
-  echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
+  if [ "$LL_FSTAB_DISABLED" -gt 0 ]; then
+    echo "restored the owner's /var/lib/docker, daemon.json and fstab lines ($LL_FSTAB_DISABLED fstab line(s) disabled: see the warnings above)"
+  else
+    echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
+  fi
 }
 
 # Starts applying storage profile $1 of engine $2 (default docker) on the data
@@ -449,6 +585,7 @@ ll_profile_begin() {
   fi
   ll_safe_dir "$LL_STATE"
   ll_set_aside_owner_setup
+  ll_record_data_disk "$LL_DISK"
   wipefs -a -q "$LL_DISK"
   echo "$LL_ENGINE" > "$LL_STATE/engine"
 }
