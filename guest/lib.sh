@@ -492,13 +492,15 @@ ll_fstab_present() {
 }
 
 # Copies fstab $1 to $2, line by line, reconciled with the disks now present.
-# A line whose filesystem is gone — it was on the data disk layerlab wiped, or
-# nothing answers to its UUID=, LABEL=, PARTUUID=, PARTLABEL= or /dev path —
-# is kept, commented out under a "# layerlab:" note saying why, and named in a
-# warning on stdout (`down` shows it): at boot systemd would wait for it and
-# stop in emergency mode. Every other line is copied unchanged; so is one
-# marked nofail or noauto (it cannot stop a boot) unless layerlab wiped its
-# filesystem. Sets LL_FSTAB_DISABLED to the number of lines disabled.
+# A line whose filesystem is gone — it was on the data disk layerlab wiped,
+# or it is a /var/lib/docker line layerlab puts back and nothing answers to
+# its UUID=, LABEL=, PARTUUID=, PARTLABEL= or /dev path — is kept, commented
+# out under a "# layerlab:" note saying why, and named in a warning on stdout
+# (`down` shows it): at boot systemd would wait for it and stop in emergency
+# mode. Every other line is copied unchanged (an absent filesystem layerlab
+# never touched is only warned about: the owner's line, not ours to change);
+# so is one marked nofail or noauto unless layerlab wiped its filesystem.
+# Sets LL_FSTAB_DISABLED to the number of lines disabled.
 ll_fstab_reconcile() {
   local from="$1" to="$2" line tag why today fields=() kept=()
   today="$(date -u +%Y-%m-%d)"
@@ -511,6 +513,9 @@ ll_fstab_reconcile() {
       if [ -z "$why" ] && ! ll_fstab_present "$tag"; then
         if [[ ,${fields[3]:-}, == *,nofail,* || ,${fields[3]:-}, == *,noauto,* ]]; then
           ll_warn "$LL_FSTAB names ${tag#DEVICE=}, which is not present now; its line is nofail or noauto (it cannot stop a boot), so it was left as it was"
+        elif [ "${fields[1]%/}" != "$LL_DOCKER_DIR" ]; then
+          # Not a line layerlab set aside and puts back: the owner's to fix, not ours to change.
+          ll_warn "$LL_FSTAB names ${tag#DEVICE=} for ${fields[1]}, which is not present now and not a disk layerlab wiped: its line was left as it was, and the next boot may stop in emergency mode until it is fixed"
         else
           why="filesystem gone: nothing has ${tag#DEVICE=} now"
           [[ $tag != DEVICE=* ]] || why="filesystem gone: ${tag#DEVICE=} does not exist now"

@@ -272,7 +272,9 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
       `2026-01-02 DISK=${disk}\n2026-01-02 DEVICE=${disk}\n2026-01-02 DEVICE=${disk}1\n2026-01-02 UUID=${OLD_UUID}\n2026-01-02 PARTUUID=feedf00d-01\n`,
     );
     const ownerLine = `/dev/disk/by-uuid/${OLD_UUID.toUpperCase()} ${host.docker} ext4 defaults 0 2`;
-    writeFileSync(join(host.backup, 'fstab.lines'), `${ownerLine}\n`);
+    // A second line the owner had for /var/lib/docker: put back by layerlab, and nothing answers to it now.
+    const ownerGoneLine = `LABEL=long-gone ${host.docker} ext4 defaults 0 2`;
+    writeFileSync(join(host.backup, 'fstab.lines'), `${ownerLine}\n${ownerGoneLine}\n`);
     const kept = [
       '# the owner’s comment, and a blank line',
       '',
@@ -280,17 +282,15 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
       'PARTUUID=1234abcd-01\t/boot\text4\tdefaults\t0\t2',
       'LABEL=my\\040home /home ext4 defaults 0 2',
       'LABEL=usb-stick /media/usb vfat noauto,user 0 0',
-      'proc /proc proc defaults 0 0',
-      'server:/export /mnt/nfs nfs4 _netdev 0 0',
-    ];
-    const gone = [
-      'PARTUUID=feedf00d-01 /srv ext4 defaults,nofail 0 2',
-      `${disk}1 /scratch xfs defaults 0 0`,
+      // Absent, but no disk layerlab wiped: the owner's line to fix, left as it was (with a warning).
       'LABEL=long-gone /archive ext4 defaults 0 2',
       'UUID=deadbeef-0000-4000-8000-000000000000 none swap sw 0 0',
       // The host's text reaches the operator's terminal only with its control characters shown as '?'.
       'LABEL=evil\x1b]0;owned\x07 /evil ext4 defaults 0 2',
+      'proc /proc proc defaults 0 0',
+      'server:/export /mnt/nfs nfs4 _netdev 0 0',
     ];
+    const gone = ['PARTUUID=feedf00d-01 /srv ext4 defaults,nofail 0 2', `${disk}1 /scratch xfs defaults 0 0`];
     // The fstab as layerlab leaves it: its own line for /var/lib/docker, the owner's others.
     writeFileSync(
       host.fstab,
@@ -302,7 +302,7 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
     const lines = readFileSync(host.fstab, 'utf8').split('\n');
     for (const line of kept) assert.ok(lines.includes(line), `kept as it was: ${line}`);
     assert.ok(!lines.some((l) => l.includes('2f1e0d3c-new0')), "layerlab's line is gone");
-    for (const line of [...gone, ownerLine]) {
+    for (const line of [...gone, ownerLine, ownerGoneLine]) {
       const at = lines.indexOf(`#${line}`);
       assert.ok(at > 0, `commented out: ${line}`);
       assert.match(
@@ -328,23 +328,27 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
       /\/dev\/fake-data1 was on data disk/,
       'a partition of the data disk, by its device path',
     );
-    assert.match(noteOf(gone[2] ?? ''), /nothing has LABEL=long-gone now/, 'a label nothing answers to');
+    assert.match(noteOf(ownerGoneLine), /nothing has LABEL=long-gone now/, 'a docker line nothing answers to');
     assert.match(
-      noteOf(gone[3] ?? ''),
-      /nothing has UUID=deadbeef-0000-4000-8000-000000000000 now/,
-      'a UUID nothing answers to',
+      down.stdout,
+      /UUID=deadbeef-0000-4000-8000-000000000000 for none, which is not present now and not a disk layerlab wiped/,
+      "an absent filesystem layerlab never touched is named, and left as the owner's",
     );
     assert.ok(
       !down.stdout.includes('\x1b') && !down.stdout.includes('\x07'),
       'no raw control character in the warnings',
     );
     const warnings = down.stdout.split('\n').filter((l) => l.startsWith('warning: '));
-    assert.equal(warnings.length, 7, `one warning per disabled line, one for the absent noauto line:\n${down.stdout}`);
+    assert.equal(
+      warnings.length,
+      8,
+      `one warning per disabled line (4), one for the absent noauto line, three for absent lines not ours:\n${down.stdout}`,
+    );
     assert.match(
       down.stdout,
       /LABEL=usb-stick, which is not present now; its line is nofail or noauto/,
       'the noauto line is named, left alone',
     );
-    assert.match(down.stdout, /\(6 fstab line\(s\) disabled/, 'the count at the end');
+    assert.match(down.stdout, /\(4 fstab line\(s\) disabled/, 'the count at the end');
   });
 });
