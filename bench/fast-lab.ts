@@ -8,6 +8,8 @@
  *     same per trial
  *   - per-trial wall of fio with its container started through the Engine
  *     API vs `docker run` (LAYERLAB_CONTAINER_START=cli), one host, same trials
+ *   - the demo run's trial wall / timed work per scenario, and where the rest
+ *     went (bench/trial-time.ts)
  * Usage: npm run bench:fast-lab [-- --skip-demo | --demo-only]
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { type Timed, timedLayerlab } from './timed-cli.ts';
+import { trialTimeLines } from './trial-time.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK = join(ROOT, 'labs', 'quick.yaml');
@@ -119,4 +122,7 @@ async function demoRows(): Promise<void> {
   );
   row(`  outside the guest script per trial (s, mean of ${run.trials})`, run.outsidePerTrial.toFixed(2));
   row('  run', join(results, run.id));
+  // Issue 38: where each trial's time went; goal for fio at quick's sizes: wall / timed work <= 1.5.
+  console.log('trial wall / timed work per scenario (s per trial; goal for fio <= 1.5):');
+  for (const line of trialTimeLines(join(results, run.id))) console.log(`  ${line}`);
 }

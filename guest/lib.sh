@@ -114,6 +114,26 @@ ll_now() {
   date +%s.%N
 }
 
+# ll_phase NAME [TIME]: the trial enters phase NAME now (or at TIME, an
+# $EPOCHREALTIME taken earlier): one line "NAME SECONDS" appended to
+# $LL_OUT/phases. A phase lasts until the next line; run-trial.sh writes the
+# first (setup) and the last (end). The controller reads the file as untrusted
+# (lab/collect/phases.ts) and knows these names: setup (run-trial.sh before the
+# scenario), script (the scenario script, where it marks nothing), mount (the
+# trial's storage), prepare (untimed work the measurement needs: a dataset, a
+# server started), start (containers created and started), work (what is
+# measured: the tool running, or the span the script times itself), output
+# (reading results back), cleanup, finish (run-trial.sh after the scenario),
+# end. Builtins only (printf, a redirection, $EPOCHREALTIME): a process costs
+# tens of milliseconds under TCG. Outside a trial (no LL_OUT) it does nothing.
+ll_phase() {
+  [ -n "${LL_OUT:-}" ] || return 0
+  local _ll_at="${2:-$EPOCHREALTIME}"
+  # A locale whose decimal separator is a comma writes $EPOCHREALTIME with one.
+  # A mark that cannot be written never fails the trial: its time is then not itemised.
+  { printf '%s %s\n' "$1" "${_ll_at/,/.}" >> "$LL_OUT/phases"; } 2> /dev/null || :
+}
+
 # Seconds between two ll_now values, to the microsecond.
 ll_elapsed() {
   awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'
@@ -736,11 +756,15 @@ ll_docker_api() {
 # `docker run` path instead (bench/ compares the two); so does a host without
 # curl (a static host may lack it), and a Podman host: the socket is Docker's;
 # Podman runs the container through its CLI (the docker wrapper), --network none.
+# Its phases (ll_phase): start (create and start), work (the command, from
+# start to exit: the caller's measured tool), output (its logs), cleanup; the
+# CLI path is one command, all of it work.
 ll_container_run() {
   local name="$1" image="$2" out="$3" err="$4"
   shift 4
   if [ "$LL_ENGINE" = podman ] || [ "${LL_CONTAINER_START:-api}" = cli ] || ! command -v curl > /dev/null; then
     local status=0
+    ll_phase work
     docker run --rm --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$image" "$@" \
       > "$out" 2> "$err" || status=$?
     return "$status"
@@ -754,13 +778,17 @@ ll_container_run() {
   body="{\"Image\":$(ll_json_str "$image"),\"Cmd\":$(ll_json_array "$@"),\"User\":\"0\""
   body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$(ll_json_obj "${labels[@]}"),\"NetworkDisabled\":true"
   body+=",\"HostConfig\":{\"NetworkMode\":\"none\",\"Mounts\":$mounts}}"
+  ll_phase start
   id="$(ll_docker_api -X POST -H 'Content-Type: application/json' --data-binary "$body" \
     "http://docker/containers/create?name=$name" | sed -n 's/.*"Id":"\([0-9a-f]\{64\}\)".*/\1/p')"
   [ -n "$id" ] || ll_die "the Engine API did not create container $name"
   ll_docker_api -X POST "http://docker/containers/$id/start" > /dev/null
+  ll_phase work
   status="$(ll_docker_api -X POST "http://docker/containers/$id/wait" | sed -n 's/.*"StatusCode":\([0-9]*\).*/\1/p')"
+  ll_phase output
   # The CLI splits the multiplexed log stream back into stdout and stderr.
   command docker logs "$id" > "$out" 2> "$err"
+  ll_phase cleanup
   ll_docker_api -X DELETE "http://docker/containers/$id?v=true" > /dev/null
   [ -n "$status" ] || ll_die "the Engine API gave no exit status for container $name"
   return "$status"

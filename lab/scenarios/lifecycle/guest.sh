@@ -26,6 +26,7 @@ esac
 prefix="ll-$LL_TRIAL"
 cleanup() {
   local ids
+  ll_phase cleanup
   # Ours only: the label as well as the name (an owner may name containers ll-*).
   ids="$(docker ps -aq --filter label=layerlab.lab --filter "name=^$prefix-")"
   # shellcheck disable=SC2086 # docker's hex ids
@@ -33,6 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
+ll_phase prepare
 
 # A container that stops at once on SIGTERM, as a real service would (a shell
 # as PID 1 without a handler would wait for docker's 10 s kill).
@@ -103,9 +105,11 @@ printf 'start\t0\t-\t%s\n' "$disk" >> "$LL_OUT/lifecycle.tsv"
 phase() {
   local name="$1" count="$2" start end disk
   shift 2
+  ll_phase work
   start="$(ll_now)"
   "$@"
   end="$(ll_now)"
+  ll_phase output
   disk="$(disk_state)"
   printf '%s\t%s\t%s\t%s\n' "$name" "$count" "$(ll_elapsed "$start" "$end")" "$disk" >> "$LL_OUT/lifecycle.tsv"
 }
@@ -125,6 +129,7 @@ if [ "$LL_P_CHURN_CONTAINERS" -gt 0 ]; then
   # The churn image is loaded only for labs that churn (lifecycle's toolImagesFor).
   ll_require LL_IMAGE_CHURN
   churn=()
+  ll_phase start
   for i in $(seq 1 "$LL_P_CHURN_CONTAINERS"); do
     churn+=("$prefix-churn-$i")
     docker run -d --name "$prefix-churn-$i" --network none "$LL_IMAGE_CHURN" "${idle[@]}" >/dev/null

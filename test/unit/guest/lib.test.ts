@@ -352,3 +352,52 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
     assert.match(down.stdout, /\(4 fstab line\(s\) disabled/, 'the count at the end');
   });
 });
+
+/** Runs `body` after sourcing lib.sh with `env`; returns the exit status and stderr. */
+function libRun(body: string, env: Record<string, string>) {
+  return spawnSync('bash', ['-c', `set -euo pipefail; source "$1"; ${body}`, '_', LIB], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+}
+
+describe('guest/lib.sh: ll_phase', () => {
+  it('appends "<phase> <seconds>" to $LL_OUT/phases, now or at the time given', () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('ll_phase mount; ll_phase work 1700000000.250000', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(join(out, 'phases'), 'utf8').split('\n');
+    assert.match(lines[0] ?? '', /^mount [0-9]+\.[0-9]{6}$/);
+    assert.equal(lines[1], 'work 1700000000.250000');
+    assert.equal(lines[2], '', 'one line each, ending in a newline');
+  });
+
+  it("a locale's decimal comma becomes a point", () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('ll_phase start 1700000000,5', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(out, 'phases'), 'utf8'), 'start 1700000000.5\n');
+  });
+
+  it('starts no process (a process costs tens of milliseconds under TCG): it works with no PATH', () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('PATH=/nonexistent; ll_phase mount; ll_phase end', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(out, 'phases'), 'utf8').split('\n').length, 3, 'both marks written');
+  });
+
+  it('does nothing outside a trial (no LL_OUT)', () => {
+    const r = libRun('unset LL_OUT; ll_phase mount; echo ok', {});
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'ok\n');
+  });
+});
+
+describe('guest/lib.sh: ll_phase never fails a trial', () => {
+  it('an output folder it cannot write to: no error, no message, the script goes on', () => {
+    const r = libRun('ll_phase mount; echo on', { LL_OUT: join(work, 'no-such-folder') });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'on\n');
+    assert.equal(r.stderr, '');
+  });
+});
