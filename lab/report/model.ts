@@ -200,6 +200,11 @@ export interface ClaimRule {
    * scenario's seed.ts): the report lists every one this run does not share.
    */
   seedParameters?: readonly SeedParameter[];
+  /**
+   * The hosts whose data the claim judges (their storage stacks are the
+   * seed parameters' `stack` lines); every host of the lab when absent.
+   */
+  hosts?(ctx: ClaimContext): readonly string[];
 }
 
 /** A scenario's registration in the report: its section and the seed claims it answers. */

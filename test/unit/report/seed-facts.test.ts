@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadLabDefinition } from '../../../lab/definition/load.ts';
 import { makePlan } from '../../../lab/plan/plan.ts';
+import type { Sample } from '../../../lab/record/samples.ts';
 import { type SeedFigure, type SeedSource, parameterLines } from '../../../lab/report/seed-facts.ts';
 import { BACKUP_SEED_FIGURES } from '../../../lab/scenarios/backup/seed.ts';
 import { DB_IMPORT_SEED_FIGURES } from '../../../lab/scenarios/db-import/seed.ts';
@@ -26,9 +27,12 @@ import type { Scenario } from '../../../lab/scenarios/types.ts';
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const ARTICLES = process.env.LAYERLAB_SEED_ARTICLES ?? join(ROOT, '..', 'shared', 'seeds');
 
-/** Every claim's seed parameters, with the scenario they belong to. */
+/** Every claim's seed parameters, with the scenario they belong to (a list several claims share, once). */
 const RULES = Object.values(SCENARIOS).flatMap((s: Scenario<unknown>) =>
-  s.report.claims.filter((r) => r.seedParameters).map((r) => ({ scenario: s, parameters: r.seedParameters ?? [] })),
+  [...new Set(s.report.claims.map((r) => r.seedParameters).filter((p) => p !== undefined))].map((parameters) => ({
+    scenario: s,
+    parameters,
+  })),
 );
 
 /** Every figure a claim or table quotes, named. */
@@ -144,6 +148,47 @@ describe('parameterLines', () => {
         ['4–10 runs (stop rule)', false],
       ],
     );
+  });
+});
+
+describe('parameterLines: stacks and measured values', () => {
+  const source = { seed: '003', line: 7, words: 'x' };
+  const hosts = [
+    { name: 'xfs', profile: 'overlay2-xfs' },
+    { name: 'dm', profile: 'devicemapper-lvm' },
+  ];
+  it("a stack is the seed's only when every judged host runs one of its profiles; drivers pick one side", () => {
+    const stack = (same: ('containerd-ext4' | 'overlay2-xfs')[], drivers?: string[]) => ({
+      label: 'stack',
+      seed: 'ext4',
+      run: { stack: { same, ...(drivers ? { drivers } : {}) } },
+      source,
+    });
+    const [all, xfsOnly, none, unrecorded] = [
+      parameterLines([stack(['containerd-ext4'])], {}, 3, { hosts }),
+      parameterLines([stack(['overlay2-xfs'], ['overlay2'])], {}, 3, { hosts }),
+      parameterLines([stack([], ['btrfs'])], {}, 3, { hosts }),
+      parameterLines([stack([])], {}, 3),
+    ].map(([l]) => l);
+    assert.match(all?.run ?? '', /^host xfs: overlay2-xfs \(data disk mkfs\.xfs[^)]*\); host dm: devicemapper-lvm \(/);
+    assert.equal(all?.same, false);
+    assert.match(xfsOnly?.run ?? '', /^host xfs: overlay2-xfs \([^;]*$/);
+    assert.equal(xfsOnly?.same, true, 'the only overlay2 host runs the seed profile');
+    assert.deepEqual([none?.run, none?.same], ['no host of driver btrfs', false]);
+    assert.deepEqual([unrecorded?.run, unrecorded?.same], ['not recorded', false]);
+  });
+
+  it("a measured value is the seed's when every value lies within the tolerance", () => {
+    const size = [{ label: 'dump', seed: '10M', run: { measured: { metric: 'dump_bytes', tolerance: 0.1 } }, source }];
+    const values = (...bytes: number[]) => bytes.map((value) => ({ metric: 'dump_bytes', value }) as unknown as Sample);
+    const [near, far, none] = [
+      parameterLines(size, {}, 3, { samples: values(10_000_000, 10_000_000) }),
+      parameterLines(size, {}, 3, { samples: values(10_000_000, 8_000_000) }),
+      parameterLines(size, {}, 3, { samples: [] }),
+    ].map(([l]) => l);
+    assert.deepEqual([near?.seed, near?.run, near?.same], ['10 MiB', '10,000,000 B as written', true]);
+    assert.deepEqual([far?.run, far?.same], ['8,000,000 B, 10,000,000 B as written', false]);
+    assert.deepEqual([none?.run, none?.same], ['not recorded', false]);
   });
 });
 
