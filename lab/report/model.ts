@@ -190,7 +190,8 @@ export interface ClaimRule {
    * Where the claim stands among the report's seed claims (ascending; the
    * order they have always been listed in: 10 lifecycle's 004, 20 fio's 003,
    * 30 db-import's 000, 40 dbench's 002, 50 permissions' 003; then 60
-   * backup's 003).
+   * backup's 003). A scenario's further claims follow its first: 11–14
+   * lifecycle, 21 fio, 41 dbench, 51 permissions, 55 lifetime, 61 backup.
    */
   position: number;
   /** The answer, or undefined when the run has no data for it (the claim is left out). */
