@@ -20,6 +20,7 @@ import { type SeedFigure, type SeedSource, parameterLines } from '../../../lab/r
 import { BACKUP_SEED_FIGURES } from '../../../lab/scenarios/backup/seed.ts';
 import { DB_IMPORT_SEED_FIGURES } from '../../../lab/scenarios/db-import/seed.ts';
 import { DBENCH_SEED_FIGURES } from '../../../lab/scenarios/dbench/seed.ts';
+import { SEED_003_PROFILES } from '../../../lab/scenarios/fio/seed.ts';
 import { SCENARIOS } from '../../../lab/scenarios/index.ts';
 import { LIFECYCLE_SEED_FIGURES } from '../../../lab/scenarios/lifecycle/seed.ts';
 import type { Scenario } from '../../../lab/scenarios/types.ts';
@@ -207,11 +208,15 @@ describe('the seed labs', () => {
     });
   }
 
-  it("labs/seeds.yaml runs every scenario at the seeds' own parameters, lifecycle on the large image; 150 and 130 trials", async () => {
+  it("labs/seeds.yaml runs every scenario at the seeds' own parameters, lifecycle on the large image, seed 003's stack on a host; 225 and 130 trials", async () => {
     assert.deepEqual(await unlikeTheSeeds('labs/seeds.yaml'), []);
     const seeds = await loadLabDefinition(join(ROOT, 'labs/seeds.yaml'));
     assert.equal(seeds.scenarios.lifecycle?.image, 'large', "seed 004's 1.6 GB image has a counterpart");
-    assert.equal(makePlan(seeds).trials.length, 150, 'dbench and db-import on three shared folders');
+    assert.ok(
+      seeds.hosts.some((h) => (SEED_003_PROFILES as readonly string[]).includes(h.profile)),
+      "a host on seed 003's stack (containerd-ext4)",
+    );
+    assert.equal(makePlan(seeds).trials.length, 225, 'dbench and db-import on three shared folders, three hosts');
     assert.equal(makePlan(await loadLabDefinition(join(ROOT, 'labs/seeds-tcg.yaml'))).trials.length, 130);
   });
 
