@@ -6,9 +6,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { preparedWith } from '../../../../lab/targets/local/local.ts';
+import type { LocalHostState } from '../../../../lab/targets/local/state.ts';
 
 describe('preparedWith', () => {
-  const host = { name: 'a', profile: 'overlay2-xfs', dir: '/nowhere', prepared: true, toolImages: ['fio'] } as const;
+  const host: LocalHostState = {
+    name: 'a',
+    profile: 'overlay2-xfs',
+    dir: '/nowhere',
+    prepared: true,
+    toolImages: ['fio'],
+  };
 
   it('holds when the host was prepared with every image asked for', () => {
     assert.equal(preparedWith({ ...host, toolImages: ['fio', 'shell'] }, ['shell', 'fio']), true, 'both images there');
