@@ -9,7 +9,7 @@
  * the monitor when a resource is registered).
  */
 import * as pulumi from '@pulumi/pulumi';
-import ssh2 from 'ssh2';
+import { readableKeyPair } from '../../../lab/targets/local/seed.ts';
 
 export interface RecordedResource {
   type: string;
@@ -86,7 +86,7 @@ export function installMockCloud(opts: MockCloudOptions): MockCloud {
         const state: Record<string, unknown> = { ...inputs };
         let id = `${args.name}-id`;
         if (args.type === 'tls:index/privateKey:PrivateKey') {
-          const pair = ssh2.utils.generateKeyPairSync('ed25519');
+          const pair = readableKeyPair('test');
           state.privateKeyOpenssh = pair.private;
           state.publicKeyOpenssh = `${pair.public}\n`;
         }

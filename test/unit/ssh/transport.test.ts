@@ -18,11 +18,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import ssh2 from 'ssh2';
 import { SshConnection, hostKeyAlgorithms } from '../../../lab/ssh/transport.ts';
+import { readableKeyPair } from '../../../lab/targets/local/seed.ts';
 import { HostLog } from '../../../lab/util/log.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-transport-'));
 const rsaHostKey = ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 });
-const clientKey = ssh2.utils.generateKeyPairSync('ed25519');
+const clientKey = readableKeyPair('test');
 const servers: ssh2.Server[] = [];
 
 /** An SSH server on 127.0.0.1 with an RSA host key that signs only with `algorithms`. */
@@ -97,7 +98,7 @@ describe('pulls', () => {
     'a pull that times out fails with the timeout, whatever the archive stream was doing',
     { timeout: 30_000 },
     async () => {
-      const hostKey = ssh2.utils.generateKeyPairSync('ed25519');
+      const hostKey = readableKeyPair('test');
       const log = new HostLog(join(work, 'ssh.log'));
       const conn = await SshConnection.connect(
         {

@@ -45,7 +45,7 @@ describe('the AWS driver pins host keys from the serial console', () => {
       inventory: {
         value: { target: 'aws', lab: 'pin', runId: 'r', expiresAt: 'x', hosts: [host('a', 'i-0a'), host('b', 'i-0b')] },
       },
-      sshPrivateKey: { value: ssh2.utils.generateKeyPairSync('ed25519').private },
+      sshPrivateKey: { value: readableKeyPair('test').private },
     };
     const read: string[] = [];
     const progress: string[] = [];
