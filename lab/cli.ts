@@ -5,7 +5,12 @@ import { allCommand } from './commands/all.js';
 import { type CompareOptions, compareCommand } from './commands/compare-runs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { downCommand } from './commands/down.js';
-import { historyAcceptCommand, historyCommand } from './commands/history.js';
+import {
+  type HistoryPlotOptions,
+  historyAcceptCommand,
+  historyCommand,
+  historyPlotCommand,
+} from './commands/history.js';
 import { parseCommand } from './commands/parse.js';
 import { REPORT_FORMAT_HELP, reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -98,6 +103,7 @@ function registerHistory(program: Command): void {
     .command('history')
     .description('list the runs recorded in results/history.sqlite')
     .option('--lab <name>', 'only runs of this lab')
+    .enablePositionalOptions()
     .action(historyCommand);
   history
     .command('accept')
@@ -106,6 +112,31 @@ function registerHistory(program: Command): void {
     .action((run: string) => {
       historyAcceptCommand(run);
     });
+  history
+    .command('plot')
+    .description('draw each headline cell over the nights (trends.html, with trends.csv and trends.json beside it)')
+    .option('--lab <name>', 'only this lab (default: every lab in the history)')
+    .option('--cell <part>', 'only cells whose name contains this, e.g. xfs/volume (repeatable)', collect, [])
+    .option('--last <n>', 'only the last n nights of each lab')
+    .option('--out <dir>', 'where to write the three files (default: results/trends)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Example:',
+        '  layerlab history plot --lab nightly --last 30 --cell xfs/volume --out results/trends',
+        '',
+        'A cell is named scenario/host/mount/series/metric (fio/xfs/volume/randread/read/bw).',
+      ].join('\n'),
+    )
+    .action((opts: HistoryPlotOptions) => {
+      historyPlotCommand(opts);
+    });
+}
+
+/** A repeatable option's values, in order. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function registerCompare(program: Command): void {
@@ -213,6 +244,8 @@ export function buildProgram(): Command {
     .description('Repeatable, honest Docker storage benchmarks')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
+    // Options belong to the command they follow (`history plot --lab x` is plot's --lab, not history's).
+    .enablePositionalOptions()
     .exitOverride();
   for (const register of COMMANDS) register(program);
   return program;
