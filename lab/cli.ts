@@ -24,6 +24,45 @@ import { PACKAGE_ROOT } from './paths.js';
 import { releaseAllLocks } from './util/lock.js';
 import { printable } from './util/safe-text.js';
 
+/**
+ * How each command is used, at the end of its `--help` (schema and history
+ * plot write their own, with more to say). test/unit/cli.test.ts checks that
+ * every command has one.
+ */
+const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  validate: ['layerlab validate labs/quick.yaml', 'layerlab validate --target aws labs/aws-nightly.yaml'],
+  doctor: ['layerlab doctor --for lab', 'sudo layerlab doctor --install --for tests'],
+  up: ['layerlab up --lab labs/quick.yaml', 'layerlab up --lab my-lab.yaml --inventory hosts.yaml'],
+  run: ['layerlab run --lab labs/quick.yaml', 'layerlab run --lab labs/quick.yaml --resume 20261130-101500-quick-1a2b'],
+  report: ['layerlab report', 'layerlab report 20261130-101500-quick-1a2b --format markdown,html,csv,json'],
+  history: ['layerlab history --lab nightly'],
+  'history accept': ['layerlab history accept 20261201-020100-nightly-0001'],
+  compare: [
+    'layerlab compare results/20261130-101500-quick-1a2b results/20261201-101500-quick-3c4d',
+    'layerlab compare --baseline nights:3 --threshold 5% --lab nightly',
+  ],
+  down: ['layerlab down --lab labs/quick.yaml', 'layerlab down --name quick'],
+  all: ['layerlab all --lab labs/quick.yaml', 'layerlab all --lab labs/aws-nightly.yaml --target aws --keep'],
+  selftest: ['layerlab selftest --lab labs/quick.yaml'],
+  sweep: ['layerlab sweep --dry-run', 'layerlab sweep --cloud --region eu-central-1'],
+  parse: ['layerlab parse fio results/20261130-101500-quick-1a2b/trials/r1-xfs-fio-volume/fio.json'],
+};
+
+/** Adds each command's examples (EXAMPLES, by "command subcommand") to its help, subcommands included. */
+function addExamples(command: Command, path: string[] = []): void {
+  for (const sub of command.commands) {
+    const name = [...path, sub.name()];
+    const lines = EXAMPLES[name.join(' ')];
+    if (lines) {
+      sub.addHelpText(
+        'after',
+        ['', lines.length > 1 ? 'Examples:' : 'Example:', ...lines.map((l) => `  ${l}`)].join('\n'),
+      );
+    }
+    addExamples(sub, name);
+  }
+}
+
 /** Where the hosts come from; the lab definition's target.kind unless overridden. */
 function targetOptions(command: Command): Command {
   return command
@@ -248,6 +287,7 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     .exitOverride();
   for (const register of COMMANDS) register(program);
+  addExamples(program);
   return program;
 }
 
