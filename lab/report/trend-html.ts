@@ -18,7 +18,7 @@ import { type TrendLab, type TrendModel, type TrendPanel, type TrendPoint, chang
 
 const W = 340;
 const H = 190;
-const M = { left: 58, right: 34, top: 20, bottom: 30 };
+const M = { left: 58, right: 34, top: 18, bottom: 30 };
 const PLOT_W = W - M.left - M.right;
 const PLOT_H = H - M.top - M.bottom;
 
@@ -130,7 +130,6 @@ function panelSvg(lab: TrendLab, panel: TrendPanel): string {
     if (i !== nights - 1 && nights - 1 - i < every / 2) return;
     axis.push(`<text class="tick x" x="${x(i)}" y="${H - 14}">${t(shortLabel(night.label))}</text>`);
   });
-  axis.push(`<text class="unit" x="4" y="${M.top - 8}">${t(`${panel.unit} · ${panel.better} is better`)}</text>`);
   return `<svg class="trend" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${t(label)}">${axis.join('')}${parts.join('')}</svg>`;
 }
 
@@ -144,7 +143,7 @@ function panelHtml(lab: TrendLab, panel: TrendPanel): string {
     mark++;
     notes.push(`<li value="${mark}"><span class="when">${t(night.label)}</span>: ${changes.map(t).join('; ')}</li>`);
   });
-  return `<figure class="trend-panel" data-cell="${t(panel.cell)}"><figcaption><strong>${t(heading)}</strong><br>${t(`${panel.scenario} ${panel.metric} (${panel.unit})`)}</figcaption>${panelSvg(lab, panel)}${notes.length ? `<ol class="env-changes">${notes.join('')}</ol>` : ''}</figure>`;
+  return `<figure class="trend-panel" data-cell="${t(panel.cell)}"><figcaption><strong>${t(heading)}</strong><br>${t(`${panel.scenario} ${panel.metric} (${panel.unit}), ${panel.better} is better`)}</figcaption>${panelSvg(lab, panel)}${notes.length ? `<ol class="env-changes">${notes.join('')}</ol>` : ''}</figure>`;
 }
 
 /** Every night of a lab in a table: its verdict, acceptance and what changed. */
@@ -173,7 +172,7 @@ figure.trend-panel{margin:0;border:1px solid #ddd;border-radius:4px;padding:.35r
 figure.trend-panel figcaption{font-size:12px;color:#333;margin:0}
 svg.trend{display:block;font:10px system-ui,sans-serif}
 svg.trend .axis{stroke:#888}svg.trend .grid{stroke:#eee}
-svg.trend .tick.y{text-anchor:end;fill:#555}svg.trend .tick.x{text-anchor:middle;fill:#555}svg.trend .unit{fill:#555}
+svg.trend .tick.y{text-anchor:end;fill:#555}svg.trend .tick.x{text-anchor:middle;fill:#555}
 svg.trend .band{fill:#9ecae1;fill-opacity:.45;stroke:none}svg.trend .whisker{stroke:#6baed6;stroke-width:1}
 svg.trend .median{fill:none;stroke:#08519c;stroke-width:1.6}
 svg.trend .night{fill:#08519c}svg.trend .night.incomplete{fill:#fff;stroke:#08519c;stroke-width:1.2}
@@ -196,6 +195,10 @@ const LEGEND = [
   [
     '<svg width="16" height="14"><path d="M2,2H14L8,13Z" fill="#d62728" stroke="#000" stroke-width=".8"/></svg>',
     'this cell regressed that night: its nightly comparison flagged it (a night that flagged other cells only is tinted)',
+  ],
+  [
+    '<svg width="16" height="14"><path d="M2,2H14L8,13Z" fill="#fff" stroke="#d62728" stroke-width="1.4"/></svg>',
+    'a flagged night judged before history version 4: which cells regressed, the history does not say',
   ],
   [
     '<svg width="16" height="14"><rect x="2" y="0" width="12" height="14" fill="#d62728" fill-opacity=".12"/></svg>',
