@@ -114,6 +114,26 @@ ll_now() {
   date +%s.%N
 }
 
+# ll_phase NAME [TIME]: the trial enters phase NAME now (or at TIME, an
+# $EPOCHREALTIME taken earlier): one line "NAME SECONDS" appended to
+# $LL_OUT/phases. A phase lasts until the next line; run-trial.sh writes the
+# first (setup) and the last (end). The controller reads the file as untrusted
+# (lab/collect/phases.ts) and knows these names: setup (run-trial.sh before the
+# scenario), script (the scenario script, where it marks nothing), mount (the
+# trial's storage), prepare (untimed work the measurement needs: a dataset, a
+# server started), start (containers created and started), work (what is
+# measured: the tool running, or the span the script times itself), output
+# (reading results back), cleanup, finish (run-trial.sh after the scenario),
+# end. Builtins only (printf, a redirection, $EPOCHREALTIME): a process costs
+# tens of milliseconds under TCG. Outside a trial (no LL_OUT) it does nothing.
+ll_phase() {
+  [ -n "${LL_OUT:-}" ] || return 0
+  local _ll_at="${2:-$EPOCHREALTIME}"
+  # A locale whose decimal separator is a comma writes $EPOCHREALTIME with one.
+  # A mark that cannot be written never fails the trial: its time is then not itemised.
+  { printf '%s %s\n' "$1" "${_ll_at/,/.}" >> "$LL_OUT/phases"; } 2> /dev/null || :
+}
+
 # Seconds between two ll_now values, to the microsecond.
 ll_elapsed() {
   awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'
@@ -399,6 +419,140 @@ ll_set_aside_owner_setup() {
   touch "$LL_BACKUP/complete"
 }
 
+# Records, before data disk $1 is wiped, what named it and each partition or
+# volume on it, so that `down` knows which filesystems layerlab destroyed:
+# "<date> KEY=value" lines appended to the backup at every wipe, first
+# DISK=<disk>, then DEVICE= (device paths and their /dev/disk links) and the
+# UUID, LABEL, PARTUUID and PARTLABEL that blkid reports (UUIDs in lower case).
+ll_record_data_disk() {
+  local disk="$1" when dev key value link names=()
+  when="$(date -u +%Y-%m-%d)"
+  names=("$disk")
+  while IFS= read -r dev; do
+    if [ -n "$dev" ] && [ "$dev" != "$disk" ]; then names+=("$dev"); fi
+  done < <(lsblk -nrpo NAME "$disk" 2>/dev/null || true)
+  {
+    printf '%s DISK=%s\n' "$when" "$disk"
+    for dev in "${names[@]}"; do
+      printf '%s DEVICE=%s\n' "$when" "$dev"
+      for key in UUID LABEL PARTUUID PARTLABEL; do
+        value="$(blkid -s "$key" -o value "$dev" 2>/dev/null || true)"
+        case "$key" in UUID | PARTUUID) value="${value,,}" ;; esac
+        if [ -n "$value" ]; then printf '%s %s=%s\n' "$when" "$key" "$value"; fi
+      done
+    done
+    # -ef (same device node) is a builtin: no readlink process per link.
+    for link in /dev/disk/*/*; do
+      [ -L "$link" ] || continue
+      for dev in "${names[@]}"; do
+        if [ "$link" -ef "$dev" ]; then printf '%s DEVICE=%s\n' "$when" "$link"; fi
+      done
+    done
+  } >> "$LL_BACKUP/data-disk.ids"
+}
+
+# "warning: $*" on stdout, which `down` shows the operator: the text comes
+# from the host (its fstab, its disks), so no control character reaches a terminal.
+ll_warn() {
+  local text="warning: $*"
+  printf '%s\n' "${text//[[:cntrl:]]/?}"
+}
+
+# What the source field $1 of an fstab line names, as KEY=value (UUID, LABEL,
+# PARTUUID, PARTLABEL, or DEVICE=<path> for any other /dev path); status 1 for
+# a source that is no block device (tmpfs, proc, a network share, a bind).
+# fstab's quotes and octal escapes (\040) and udev's (\x20) are undone.
+ll_fstab_tag() {
+  local source="$1" key value
+  case "$source" in
+    UUID=* | LABEL=* | PARTUUID=* | PARTLABEL=*) key="${source%%=*}" value="${source#*=}" ;;
+    /dev/disk/by-uuid/* | /dev/disk/by-label/* | /dev/disk/by-partuuid/* | /dev/disk/by-partlabel/*)
+      key="${source#/dev/disk/by-}"
+      key="${key%%/*}"
+      key="${key^^}"
+      value="${source##*/}"
+      ;;
+    /dev/*) key=DEVICE value="$source" ;;
+    *) return 1 ;;
+  esac
+  value="${value#\"}"
+  value="${value%\"}"
+  if [[ $value == *\\* ]]; then printf -v value '%b' "$value"; fi
+  case "$key" in UUID | PARTUUID) value="${value,,}" ;; esac
+  printf '%s=%s\n' "$key" "$value"
+}
+
+# Why the filesystem named by tag $1 (ll_fstab_tag) is gone because it was on
+# the data disk layerlab wiped (ll_record_data_disk), or nothing.
+ll_fstab_wiped() {
+  local tag="$1" ids="$LL_BACKUP/data-disk.ids" resolved="" when entry disk="the data disk"
+  [ -f "$ids" ] || return 0
+  if [[ $tag == DEVICE=* ]] && [ -e "${tag#DEVICE=}" ]; then resolved="DEVICE=$(readlink -f -- "${tag#DEVICE=}")"; fi
+  while read -r when entry; do
+    if [[ $entry == DISK=* ]]; then
+      disk="data disk ${entry#DISK=}"
+    elif [ "$entry" = "$tag" ] || [ "$entry" = "$resolved" ]; then
+      echo "filesystem gone: ${tag#DEVICE=} was on $disk, which layerlab wiped and re-made on $when"
+      return 0
+    fi
+  done < "$ids"
+}
+
+# Whether something answers to tag $1 (ll_fstab_tag) now: what systemd waits
+# for at boot before it mounts the line.
+ll_fstab_present() {
+  local key="${1%%=*}" value="${1#*=}" hit=""
+  case "$key" in
+    UUID) hit="$(blkid -U "$value" 2>/dev/null || true)" ;;
+    LABEL) hit="$(blkid -L "$value" 2>/dev/null || true)" ;;
+    PARTUUID | PARTLABEL) hit="$(blkid -o device -t "$1" 2>/dev/null || true)" ;;
+    *) if [ -e "$value" ]; then hit="$value"; fi ;;
+  esac
+  [ -n "$hit" ]
+}
+
+# Copies fstab $1 to $2, line by line, reconciled with the disks now present.
+# A line whose filesystem is gone — it was on the data disk layerlab wiped,
+# or it is a /var/lib/docker line layerlab puts back and nothing answers to
+# its UUID=, LABEL=, PARTUUID=, PARTLABEL= or /dev path — is kept, commented
+# out under a "# layerlab:" note saying why, and named in a warning on stdout
+# (`down` shows it): at boot systemd would wait for it and stop in emergency
+# mode. Every other line is copied unchanged (an absent filesystem layerlab
+# never touched is only warned about: the owner's line, not ours to change);
+# so is one marked nofail or noauto unless layerlab wiped its filesystem.
+# Sets LL_FSTAB_DISABLED to the number of lines disabled.
+ll_fstab_reconcile() {
+  local from="$1" to="$2" line tag why today fields=() kept=()
+  today="$(date -u +%Y-%m-%d)"
+  LL_FSTAB_DISABLED=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    why=""
+    read -r -a fields <<< "$line"
+    if [ "${#fields[@]}" -ge 2 ] && [[ ${fields[0]} != \#* ]] && tag="$(ll_fstab_tag "${fields[0]}")"; then
+      why="$(ll_fstab_wiped "$tag")"
+      if [ -z "$why" ] && ! ll_fstab_present "$tag"; then
+        if [[ ,${fields[3]:-}, == *,nofail,* || ,${fields[3]:-}, == *,noauto,* ]]; then
+          ll_warn "$LL_FSTAB names ${tag#DEVICE=}, which is not present now; its line is nofail or noauto (it cannot stop a boot), so it was left as it was"
+        elif [ "${fields[1]%/}" != "$LL_DOCKER_DIR" ]; then
+          # Not a line layerlab set aside and puts back: the owner's to fix, not ours to change.
+          ll_warn "$LL_FSTAB names ${tag#DEVICE=} for ${fields[1]}, which is not present now and not a disk layerlab wiped: its line was left as it was, and the next boot may stop in emergency mode until it is fixed"
+        else
+          why="filesystem gone: nothing has ${tag#DEVICE=} now"
+          [[ $tag != DEVICE=* ]] || why="filesystem gone: ${tag#DEVICE=} does not exist now"
+        fi
+      fi
+    fi
+    if [ -z "$why" ]; then
+      kept+=("$line")
+      continue
+    fi
+    kept+=("# layerlab: disabled on $today by \`layerlab down\`, $why. Remove the '#' of the next line once it is back, or delete the line." "#$line")
+    LL_FSTAB_DISABLED=$((LL_FSTAB_DISABLED + 1))
+    ll_warn "$LL_FSTAB line \"${line//$'\t'/ }\" disabled ($why): at the next boot systemd would wait for it and stop in emergency mode. It is kept, commented out under a \"# layerlab:\" note: point it at a filesystem that exists (blkid lists them) and remove its '#', or delete it"
+  done < "$from"
+  if [ "${#kept[@]}" -gt 0 ]; then printf '%s\n' "${kept[@]}" > "$to"; else : > "$to"; fi
+}
+
 # Puts back what ll_set_aside_owner_setup set aside (nothing to do when it
 # never ran): docker stopped, layerlab's disk unmounted, the owner's fstab
 # lines, daemon.json and /var/lib/docker back, docker started if it ran before.
@@ -411,7 +565,10 @@ ll_restore_owner_setup() {
     grep -v "[[:space:]]$LL_DOCKER_DIR/\{0,1\}[[:space:]]" "$LL_FSTAB" || true
     cat -- "$LL_BACKUP/fstab.lines"
   } > "$LL_BACKUP/fstab.new"
-  cat -- "$LL_BACKUP/fstab.new" > "$LL_FSTAB"
+  # The owner's lines may name a filesystem the profile wiped since: disabled,
+  # never deleted, or the next boot stops in emergency mode (ll_fstab_reconcile).
+  ll_fstab_reconcile "$LL_BACKUP/fstab.new" "$LL_BACKUP/fstab.checked"
+  cat -- "$LL_BACKUP/fstab.checked" > "$LL_FSTAB"
   systemctl daemon-reload 2>/dev/null || true
   if [ -f "$LL_BACKUP/daemon.json" ]; then
     cp -p -- "$LL_BACKUP/daemon.json" "$LL_DAEMON_JSON"
@@ -429,7 +586,11 @@ ll_restore_owner_setup() {
   if [ -f "$LL_BACKUP/docker-was-active" ]; then systemctl start docker.service; fi
   # The profile is no longer in place: all of layerlab's state goes.
   rm -rf -- "${LL_STATE:?}"
-  echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
+  if [ "$LL_FSTAB_DISABLED" -gt 0 ]; then
+    echo "restored the owner's /var/lib/docker, daemon.json and fstab lines ($LL_FSTAB_DISABLED fstab line(s) disabled: see the warnings above)"
+  else
+    echo "restored the owner's /var/lib/docker, daemon.json and fstab lines"
+  fi
 }
 
 # Starts applying storage profile $1 of engine $2 (default docker) on the data
@@ -449,6 +610,7 @@ ll_profile_begin() {
   fi
   ll_safe_dir "$LL_STATE"
   ll_set_aside_owner_setup
+  ll_record_data_disk "$LL_DISK"
   wipefs -a -q "$LL_DISK"
   echo "$LL_ENGINE" > "$LL_STATE/engine"
 }
@@ -594,11 +756,15 @@ ll_docker_api() {
 # `docker run` path instead (bench/ compares the two); so does a host without
 # curl (a static host may lack it), and a Podman host: the socket is Docker's;
 # Podman runs the container through its CLI (the docker wrapper), --network none.
+# Its phases (ll_phase): start (create and start), work (the command, from
+# start to exit: the caller's measured tool), output (its logs), cleanup; the
+# CLI path is one command, all of it work.
 ll_container_run() {
   local name="$1" image="$2" out="$3" err="$4"
   shift 4
   if [ "$LL_ENGINE" = podman ] || [ "${LL_CONTAINER_START:-api}" = cli ] || ! command -v curl > /dev/null; then
     local status=0
+    ll_phase work
     docker run --rm --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$image" "$@" \
       > "$out" 2> "$err" || status=$?
     return "$status"
@@ -612,13 +778,17 @@ ll_container_run() {
   body="{\"Image\":$(ll_json_str "$image"),\"Cmd\":$(ll_json_array "$@"),\"User\":\"0\""
   body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$(ll_json_obj "${labels[@]}"),\"NetworkDisabled\":true"
   body+=",\"HostConfig\":{\"NetworkMode\":\"none\",\"Mounts\":$mounts}}"
+  ll_phase start
   id="$(ll_docker_api -X POST -H 'Content-Type: application/json' --data-binary "$body" \
     "http://docker/containers/create?name=$name" | sed -n 's/.*"Id":"\([0-9a-f]\{64\}\)".*/\1/p')"
   [ -n "$id" ] || ll_die "the Engine API did not create container $name"
   ll_docker_api -X POST "http://docker/containers/$id/start" > /dev/null
+  ll_phase work
   status="$(ll_docker_api -X POST "http://docker/containers/$id/wait" | sed -n 's/.*"StatusCode":\([0-9]*\).*/\1/p')"
+  ll_phase output
   # The CLI splits the multiplexed log stream back into stdout and stderr.
   command docker logs "$id" > "$out" 2> "$err"
+  ll_phase cleanup
   ll_docker_api -X DELETE "http://docker/containers/$id?v=true" > /dev/null
   [ -n "$status" ] || ll_die "the Engine API gave no exit status for container $name"
   return "$status"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one trial: lab/scenarios/$LL_SCENARIO/guest.sh with its output in $LL_OUT,
 # then writes meta.json (times, exit status, load and CPU steal around it) and
+# phases (where the trial's time went: ll_phase marks, the scenario's among them), and
 # streams the folder's files to stdout as one tar (then removes them): a trial is a single
 # SSH round trip. Everything else goes to files, so stdout carries only the tar.
 # The scenario's exit status is recorded, not propagated: raw output is the truth
@@ -11,6 +12,9 @@ set -euo pipefail
 # every trial. The controller names this script by its full path, and the
 # login shell sources it when that is bash (lab/util/shell.ts, bashScriptCommand):
 # BASH_SOURCE, not $0, is this file then.
+# The trial's first phase (setup) starts here; it is written once the output
+# folder is ready for it (a file in it before then would have it made anew).
+setup_start="$EPOCHREALTIME"
 source "${BASH_SOURCE[0]%/*}/lib.sh"
 ll_require LL_OUT LL_SCENARIO LL_TRIAL LL_MOUNT LL_REP
 
@@ -29,6 +33,7 @@ if [ -L "$LL_OUT" ] || [ ! -d "$LL_OUT" ] || [ "${#left[@]}" -gt 0 ]; then
   rm -rf -- "$LL_OUT"
   mkdir -p -- "$LL_OUT"
 fi
+ll_phase setup "$setup_start"
 script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
 [ -f "$script" ] || ll_die "no guest script for scenario $LL_SCENARIO"
 
@@ -36,11 +41,14 @@ script="$LL_ROOT/lab/scenarios/$LL_SCENARIO/guest.sh"
 read -r load_before < /proc/loadavg
 read -r _ _ _ _ _ _ _ _ steal_before _ < /proc/stat
 start="$EPOCHREALTIME"
+# The scenario script's phases follow (ll_phase); what it does not mark is "script".
+ll_phase script "$start"
 set +e
 bash "$script" > "$LL_OUT/guest.stdout" 2> "$LL_OUT/guest.stderr"
 status=$?
 set -e
 end="$EPOCHREALTIME"
+ll_phase finish "$end"
 read -r _ _ _ _ _ _ _ _ steal_after _ < /proc/stat
 read -r load_after < /proc/loadavg
 read -r kernel < /proc/sys/kernel/osrelease
@@ -64,6 +72,9 @@ ll_json_obj \
   clk_tck "$clk_tck" kernel "$kernel" images "${images[*]}" \
   > "$LL_OUT/meta.json"
 
+# The last mark: the MANIFEST covers the phases file, and what follows (the
+# tar, SSH) is the controller's side of the trial.
+ll_phase end
 ll_write_manifest "$LL_OUT"
 # tar removes each file once it is in the stream (no rm process) and leaves the
 # folder, empty, for the next trial. Then the pidfile is emptied (a builtin):

@@ -15,6 +15,7 @@ import { parseCommand } from './commands/parse.js';
 import { REPORT_FORMAT_HELP, reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
+import { SEED_PARAMETERS_DOC, seedParametersCommand } from './commands/seed-parameters.js';
 import { selftestCommand } from './commands/selftest.js';
 import { type SweepOptions, sweep } from './commands/sweep.js';
 import { upCommand } from './commands/up.js';
@@ -97,6 +98,19 @@ function registerSchema(program: Command): void {
       ].join('\n'),
     )
     .action(schemaCommand);
+}
+
+function registerSeedParameters(program: Command): void {
+  program
+    .command('seed-parameters')
+    .description("print each seed's parameters beside labs/seeds.yaml's and labs/seeds-tcg.yaml's, as Markdown")
+    .addHelpText(
+      'after',
+      ['', 'Example (the page the repository keeps):', `  layerlab seed-parameters > ${SEED_PARAMETERS_DOC}`].join(
+        '\n',
+      ),
+    )
+    .action(seedParametersCommand);
 }
 
 function registerDoctor(program: Command): void {
@@ -260,6 +274,7 @@ function registerParse(program: Command): void {
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerValidate,
   registerSchema,
+  registerSeedParameters,
   registerDoctor,
   registerUp,
   registerRun,

@@ -5,6 +5,7 @@ import type { Sample } from '../record/samples.js';
 import { SCENARIO_NAMES, type ScenarioName, getScenario, isScenarioName } from '../scenarios/index.js';
 import { compareAll, controlFamily } from './comparison-rows.js';
 import { controlOrderEffects, testOrderEffects } from './order-effects.js';
+import { type ScenarioTime, accountTrialTime } from './trial-time.js';
 import type { ScenarioAnalysis } from './types.js';
 
 export type { ScenarioAnalysis } from './types.js';
@@ -57,4 +58,23 @@ export function analyzeRun(run: LoadedRun): ScenarioAnalysis[] {
     comparisons: decided.filter((row) => row.scenario === t.name).map(({ scenario: _, ...row }) => row),
     orderEffects: drift.filter((cell) => cell.scenario === t.name).map(({ scenario: _, ...cell }) => cell),
   }));
+}
+
+/**
+ * Where each scenario's trial time went (accountTrialTime), scenarios in
+ * catalog order. The part of the work the tool times is what the scenario's
+ * recorded parameters fix (timedSeconds), for the scenarios this version
+ * knows with parameters it still reads.
+ */
+export function accountRunTime(run: LoadedRun): ScenarioTime[] {
+  const lab = recordedLab(run);
+  const timedOf = (name: string): number | undefined => {
+    const scenario = getScenario(name);
+    const recorded = lab.scenarios[name];
+    if (!scenario?.timedSeconds || recorded === undefined) return undefined;
+    const params = scenario.params.safeParse(recorded);
+    return params.success ? scenario.timedSeconds(params.data) : undefined;
+  };
+  const rank = (name: string) => (isScenarioName(name) ? SCENARIO_NAMES.indexOf(name) : SCENARIO_NAMES.length);
+  return accountTrialTime(run.times ?? [], timedOf).sort((a, b) => rank(a.scenario) - rank(b.scenario));
 }

@@ -7,6 +7,7 @@ import { SCENARIOS } from '../scenarios/index.js';
 import type { ParseResult } from '../scenarios/types.js';
 import { readGuestJson } from '../util/guest-json.js';
 import { printable, quoted, visible } from '../util/safe-text.js';
+import { type ParsedPhases, readPhases } from './phases.js';
 
 /** The fields of a guest's meta.json, each as text whatever type the guest sent ('' when absent). */
 export function trialMeta(value: Record<string, unknown>): TrialMeta {
@@ -20,6 +21,8 @@ export interface TrialOutcome {
   samples: Sample[];
   failures: string[];
   guestSeconds?: number;
+  /** The guest's phases file, parsed (no file: undefined); the executor checks them against the trial's wall. */
+  phases?: ParsedPhases;
 }
 
 /**
@@ -70,7 +73,7 @@ export function parseTrialOutput(dir: string, trial: Trial, runId: string): Tria
   const guestSeconds = Number.isFinite(seconds) ? seconds : undefined;
   // A trial with any failure contributes no samples: half a measurement is not one.
   const ok = failures.length === 0;
-  return { ok, samples: ok ? samples : [], failures, guestSeconds };
+  return { ok, samples: ok ? samples : [], failures, guestSeconds, phases: readPhases(dir) };
 }
 
 function readTail(path: string): string {

@@ -13,6 +13,7 @@ import {
   type LabToolImages,
   checkToolImagesObtainable,
   gatherToolImages,
+  toolImageNames,
   toolImagesFromLabHost,
 } from './tool-images.js';
 
@@ -26,7 +27,8 @@ export async function prepareHosts(
 ): Promise<void> {
   const hostLog = hostLogFor(lab);
   const { inventory } = provisioned;
-  if (inventory.hosts.every((h) => provisioned.isPrepared(h.name))) return;
+  const names = toolImageNames(lab);
+  if (inventory.hosts.every((h) => provisioned.isPrepared(h.name, names))) return;
   const building = Date.now();
   const images = toolImages.onHost.length
     ? [...toolImages.ready, ...(await toolImagesFromLabHost(lab, inventory, toolImages.onHost, deadline))]
@@ -35,7 +37,7 @@ export async function prepareHosts(
   const hostsDeadline = deadline + (Date.now() - building);
   const results = await Promise.allSettled(
     inventory.hosts.map(async (host) => {
-      if (provisioned.isPrepared(host.name)) return;
+      if (provisioned.isPrepared(host.name, names)) return;
       const hlog = hostLog(host.name);
       try {
         const conn = await connectHost(host, hlog, hostsDeadline).catch((err: unknown) => {
@@ -48,7 +50,7 @@ export async function prepareHosts(
         } finally {
           conn.close();
         }
-        await provisioned.markPrepared(host.name);
+        await provisioned.markPrepared(host.name, names);
         say(`${host.name}: ready (${host.profile})`);
       } finally {
         await hlog.close();
@@ -81,7 +83,8 @@ export async function prepareProvisioned(lab: LabDefinition, provisioned: Provis
 export async function attachPrepared(lab: LabDefinition, opts: TargetOptions): Promise<Inventory> {
   await checkToolImagesObtainable(lab);
   const attached = await driverFor(lab).attach(lab, opts);
-  if (attached.inventory.hosts.some((h) => !attached.isPrepared(h.name))) {
+  const names = toolImageNames(lab);
+  if (attached.inventory.hosts.some((h) => !attached.isPrepared(h.name, names))) {
     const log = labLog(lab.name);
     try {
       await prepareHosts(lab, attached, await gatherToolImages(lab, log), Date.now() + 5 * 60_000);

@@ -13,6 +13,7 @@ import {
   type Manifest,
   RECORD_VERSION,
   type RunSummary,
+  type TrialPhases,
   manifestSchema,
   runSummarySchema,
 } from './schemas.js';
@@ -54,6 +55,34 @@ function readNoise(dir: string, hostOf: (trial: string) => string): TrialNoise[]
   });
 }
 
+/** A done trial's time: the controller's wall, and the guest's phases where it kept them. */
+export interface TrialTime {
+  trial: string;
+  scenario: string;
+  wallSeconds: number;
+  /** Absent in runs before phases were kept, or when the guest's were dropped. */
+  phases?: TrialPhases;
+  /** Why they were dropped (the journal's phasesDropped). */
+  phasesDropped?: string;
+}
+
+/** Every done trial's time from the journal (its last state), its scenario from the plan. */
+function readTimes(journal: readonly JournalEntry[], scenarioOf: (trial: string) => string | undefined): TrialTime[] {
+  return [...Journal.finalStates(journal).values()].flatMap((e) => {
+    const scenario = scenarioOf(e.trial);
+    if (e.state !== 'done' || e.wallSeconds === undefined || scenario === undefined) return [];
+    return [
+      {
+        trial: e.trial,
+        scenario,
+        wallSeconds: e.wallSeconds,
+        ...(e.phases ? { phases: e.phases as TrialPhases } : {}),
+        ...(e.phasesDropped !== undefined ? { phasesDropped: e.phasesDropped } : {}),
+      },
+    ];
+  });
+}
+
 export interface LoadedRun {
   dir: string;
   manifest: Manifest;
@@ -62,6 +91,8 @@ export interface LoadedRun {
   summary?: RunSummary;
   env: Map<string, HostEnvSummary>;
   noise: TrialNoise[];
+  /** Done trials' wall time and phases (absent: none known, as in a run held in memory). */
+  times?: TrialTime[];
 }
 
 /**
@@ -138,7 +169,9 @@ export function readManifest(path: string): Manifest {
 }
 
 /** plan.json as the report needs it (trial → host); fixtures and damaged runs may lack the rest. */
-const plannedHostsSchema = z.object({ trials: z.array(z.object({ id: z.string(), host: z.string() }).passthrough()) });
+const plannedHostsSchema = z.object({
+  trials: z.array(z.object({ id: z.string(), host: z.string(), scenario: z.string().optional() }).passthrough()),
+});
 
 /**
  * Reads a run folder. `reparseFailures` (trial -> reason) marks trials whose
@@ -153,6 +186,7 @@ export function loadRun(
   const samples = readSamples(files.samples);
   const plan = existsSync(files.plan) ? readRecordJson(files.plan, plannedHostsSchema) : { trials: [] };
   const hostOfTrial = new Map(plan.trials.map((t) => [t.id, t.host]));
+  const scenarioOfTrial = new Map(plan.trials.map((t) => [t.id, t.scenario]));
   const env = new Map<string, HostEnvSummary>();
   const hostsDir = join(dir, 'hosts');
   if (existsSync(hostsDir)) {
@@ -161,22 +195,26 @@ export function loadRun(
       if (existsSync(path)) env.set(host, envSummary(path, relative(dir, path)));
     }
   }
+  // The manifest first: a run of a newer layerlab is refused before its other files are read.
+  const manifest = readManifest(files.manifest);
+  const journal: JournalEntry[] = [
+    ...Journal.read(files.journal),
+    ...[...reparseFailures].map(([trial, { host, reason }]) => ({
+      at: new Date().toISOString(),
+      trial,
+      host,
+      state: 'failed' as const,
+      reason: `re-parse: ${reason}`,
+    })),
+  ];
   return {
     dir,
-    manifest: readManifest(files.manifest),
+    manifest,
     samples,
-    journal: [
-      ...Journal.read(files.journal),
-      ...[...reparseFailures].map(([trial, { host, reason }]) => ({
-        at: new Date().toISOString(),
-        trial,
-        host,
-        state: 'failed' as const,
-        reason: `re-parse: ${reason}`,
-      })),
-    ],
+    journal,
     summary: existsSync(files.summary) ? readRecordJson(files.summary, runSummarySchema) : undefined,
     env,
     noise: readNoise(dir, (trial) => hostOfTrial.get(trial) ?? '?'),
+    times: readTimes(journal, (trial) => scenarioOfTrial.get(trial)),
   };
 }

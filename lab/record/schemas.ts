@@ -14,6 +14,36 @@ import { MOUNT_KIND_NAMES, NO_MOUNT, PROFILE_NAMES } from '../catalog.js';
  */
 export const RECORD_VERSION = 2;
 
+/**
+ * The phases of a trial, as the guest marks them (guest/lib.sh's ll_phase), in
+ * the order a trial passes through them: run-trial.sh's setup, the scenario
+ * script's own start-up and what it does not mark (script), its storage
+ * (mount), untimed preparation (prepare), containers created and started
+ * (start), the measured work (work), reading results back (output), cleanup,
+ * and run-trial.sh after the scenario (finish). The guest's last mark, `end`,
+ * closes the last phase.
+ */
+export const TRIAL_PHASES = [
+  'setup',
+  'script',
+  'mount',
+  'prepare',
+  'start',
+  'work',
+  'output',
+  'cleanup',
+  'finish',
+] as const;
+export type TrialPhase = (typeof TRIAL_PHASES)[number];
+
+/**
+ * A trial's seconds per phase (guest clock), summed over the phase's spans.
+ * Any name: a journal line is never refused for one this version does not
+ * know (the report counts the names it knows).
+ */
+export const trialPhasesSchema = z.record(z.string(), z.number().nonnegative());
+export type TrialPhases = Partial<Record<TrialPhase, number>>;
+
 /** A trial state as the journal records it (append-only, fsynced). */
 export const journalEntrySchema = z
   .object({
@@ -28,6 +58,10 @@ export const journalEntrySchema = z
     /** Seconds the controller spent on the trial end to end. */
     wallSeconds: z.number().optional(),
     samples: z.number().optional(),
+    /** Where the guest's time went (lab/collect/phases.ts); absent in runs before phases were kept. */
+    phases: trialPhasesSchema.optional(),
+    /** Why the guest's phases were not kept (garbled, not monotonic, longer than the trial). */
+    phasesDropped: z.string().optional(),
   })
   .passthrough();
 export type JournalEntry = z.infer<typeof journalEntrySchema>;

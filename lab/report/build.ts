@@ -1,3 +1,4 @@
+import { accountRunTime } from '../analyze/analysis.js';
 import type { ScenarioAnalysis } from '../analyze/types.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { Journal } from '../record/journal.js';
@@ -14,6 +15,7 @@ import { matrixBlock, matrixLegend } from './glance.js';
 import { type Report, type Section, bold, code, inline, paragraph, plain, prose } from './model.js';
 import { orderEffectsSection } from './order-effects.js';
 import { FILES_SECTION, comparisonSection, failedTrialsSection, noiseSection } from './run-sections.js';
+import { trialTimeSection } from './trial-time.js';
 import { unknownScenarioSection } from './unknown-scenario.js';
 
 type RunSummary = NonNullable<LoadedRun['summary']>;
@@ -115,8 +117,8 @@ function glanceSection(lab: RecordedLab, analysis: readonly ScenarioAnalysis[]):
 /**
  * The report of a run, built once from the run and its analysis. First what
  * a reader needs at a glance: the matrix of setups against workloads, the
- * seed claims, the hosts side by side; then the details: what ran, the
- * calibration check, the order effects, a section per scenario, failed
+ * seed claims, the hosts side by side; then the details: what ran and
+ * where its trials' time went, the calibration check, the order effects, a section per scenario, failed
  * trials, noise and files. report.md and report.html render it.
  */
 export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[]): Report {
@@ -127,6 +129,7 @@ export function buildReport(run: LoadedRun, analysis: readonly ScenarioAnalysis[
     claimsSection(answerClaims({ analysis, lab })),
     environmentSection(lab, run.env),
     runSection(run),
+    trialTimeSection(accountRunTime(run)),
     calibrationSection(calibrationRows({ analysis, lab })),
     orderEffectsSection(analysis),
     ...analysis.flatMap((scenario) => scenarioSections(scenario, run)),

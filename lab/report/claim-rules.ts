@@ -1,6 +1,6 @@
 import type { ComparisonRow } from '../analyze/comparison-rows.js';
 import type { ScenarioAnalysis } from '../analyze/types.js';
-import { MIN_RUNS } from '../analyze/verdict.js';
+import { EQUIVALENCE_MARGIN, MIN_RUNS, withinMargin } from '../analyze/verdict.js';
 import { MOUNT_KIND_NAMES, PROFILES, type ProfileName, SHARED_FOLDER_MOUNTS } from '../catalog.js';
 import type { RecordedLab } from '../record/load.js';
 import type { ClaimAnswer } from './model.js';
@@ -47,7 +47,7 @@ function timesWorse(r: ComparisonRow, better: string): { est: number; lo: number
 }
 
 /** The seed's factor against our interval, as a sentence and a judgement. */
-function sizeCheck(
+export function sizeCheck(
   r: ComparisonRow,
   better: string,
   seedFactor: number,
@@ -102,6 +102,69 @@ export function ordered(seed: string, claim: string, candidates: Candidate[]): C
   return { seed, claim, answer, ...(size ? { size } : {}), evidence };
 }
 
+/** Equivalence bounds as "-9%" / "10%". */
+const bound = (x: number) => `${((x - 1) * 100).toFixed(0)}%`;
+
+/** The comparison whose 90% interval reaches furthest from 1 (what the run could not rule out). */
+function widestOf(rows: Rows): ComparisonRow {
+  return rows.reduce(
+    (w, r) => {
+      const width = Math.max(
+        Math.abs(Math.log(r.result.lo90 ?? 0)),
+        Math.abs(Math.log(r.result.hi90 ?? Number.POSITIVE_INFINITY)),
+      );
+      return width > w.width ? { width, row: r } : w;
+    },
+    { width: -1, row: rows[0] as ComparisonRow },
+  ).row;
+}
+
+/** "±10% (ratio 0.91–1.10)": the margin as the claims state it. */
+export const marginText = (margin: number) =>
+  `±${(margin * 100).toFixed(0)}% (ratio ${(1 / (1 + margin)).toFixed(2)}–${(1 + margin).toFixed(2)})`;
+
+/**
+ * "X and Y are about the same" over a set of comparison rows: an
+ * equivalence statement, every 90% interval (two one-sided tests at 5%)
+ * within ±margin. Contradicted by a difference whose whole 95% interval lies
+ * beyond the margin; otherwise not shown, with the widest interval (what this
+ * run could not rule out). `what` names the rows in the first evidence line.
+ */
+export function equivalent(
+  seed: string,
+  claim: string,
+  rows: Rows,
+  what: string,
+  margin = EQUIVALENCE_MARGIN,
+): ClaimAnswer | undefined {
+  const judged = rows.filter(measured);
+  if (!judged.length) return undefined;
+  const pct = `±${(margin * 100).toFixed(0)}%`;
+  const within = judged.filter((r) => withinMargin(r.result, margin));
+  const beyond = judged.filter(
+    (r) =>
+      (r.result.verdict === 'a-better' || r.result.verdict === 'b-better') &&
+      ((r.result.lo ?? 0) > 1 + margin || (r.result.hi ?? Number.POSITIVE_INFINITY) < 1 / (1 + margin)),
+  );
+  const evidence = [
+    `${judged.length} ${what}: ${within.length} within ${pct} (90% interval), ${beyond.length} with a difference beyond it (95% interval, family-controlled)`,
+    ...beyond.map(rowText),
+  ];
+  let answer: ClaimAnswer['answer'] = 'not shown';
+  if (beyond.length) answer = 'contradicted';
+  else if (within.length === judged.length) answer = 'confirmed';
+  else {
+    const widest = widestOf(judged);
+    const r = widest.result;
+    evidence.push(
+      r.lo90 !== undefined && r.hi90 !== undefined && r.lo90 > 0 && Number.isFinite(r.hi90)
+        ? `the widest 90% interval, ${bound(r.lo90)} to ${bound(r.hi90)} (${rowText(widest)}), reaches beyond ${pct}: this run cannot rule out a gap of that size`
+        : `at ${r.nA} vs ${r.nB} runs the intervals are unbounded: this run cannot rule out any gap (${MIN_RUNS} per side bound them)`,
+    );
+  }
+  return { seed, claim, answer, evidence };
+}
+
 export function rowsOf(analysis: readonly ScenarioAnalysis[], scenario: string): Rows {
   return analysis.find((a) => a.name === scenario)?.comparisons ?? [];
 }
@@ -134,3 +197,19 @@ export function hostshareRows(
 
 /** The shared-folder side of a hostshareRows row. */
 export const sharedSide = (row: { a: string; b: string }) => (isShared(row.a) ? row.a : row.b);
+
+/**
+ * The hosts a claim judges: those of `eligible` whose profile is one of the
+ * seed's own stack when the lab has any (the claim is then judged on the
+ * seed's stack alone), else every eligible host (the report lists their
+ * stacks as unlike the seed's).
+ */
+export function stackHosts(
+  lab: RecordedLab,
+  seedProfiles: readonly string[],
+  eligible: (host: { name: string; profile: string }) => boolean = () => true,
+): string[] {
+  const hosts = lab.hosts.filter(eligible);
+  const own = hosts.filter((h) => seedProfiles.includes(h.profile));
+  return (own.length ? own : hosts).map((h) => h.name);
+}

@@ -37,7 +37,12 @@ export function answerClaims(ctx: ClaimContext): ClaimAnswer[] {
       if (!rule.seedParameters) return [answer];
       const params = recordedParams(ctx.lab, scenario);
       const repetitions = ctx.lab.scenarioRepetitions[scenario.name] ?? ctx.lab.repetitions;
-      return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, repetitions) }];
+      const judged = rule.hosts?.(ctx);
+      const facts = {
+        hosts: ctx.lab.hosts.filter((h) => !judged || judged.includes(h.name)),
+        samples: ctx.analysis.find((a) => a.name === scenario.name)?.samples ?? [],
+      };
+      return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, repetitions, facts) }];
     });
 }
 

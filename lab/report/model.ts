@@ -190,7 +190,8 @@ export interface ClaimRule {
    * Where the claim stands among the report's seed claims (ascending; the
    * order they have always been listed in: 10 lifecycle's 004, 20 fio's 003,
    * 30 db-import's 000, 40 dbench's 002, 50 permissions' 003; then 60
-   * backup's 003).
+   * backup's 003). A scenario's further claims follow its first: 11–14
+   * lifecycle, 21 fio, 41 dbench, 51 permissions, 55 lifetime, 61 backup.
    */
   position: number;
   /** The answer, or undefined when the run has no data for it (the claim is left out). */
@@ -200,6 +201,11 @@ export interface ClaimRule {
    * scenario's seed.ts): the report lists every one this run does not share.
    */
   seedParameters?: readonly SeedParameter[];
+  /**
+   * The hosts whose data the claim judges (their storage stacks are the
+   * seed parameters' `stack` lines); every host of the lab when absent.
+   */
+  hosts?(ctx: ClaimContext): readonly string[];
 }
 
 /** A scenario's registration in the report: its section and the seed claims it answers. */

@@ -1,3 +1,5 @@
+import { PROFILES, type ProfileName } from '../catalog.js';
+import type { Sample } from '../record/samples.js';
 import { parseSize } from '../util/size.js';
 
 /**
@@ -29,11 +31,33 @@ export interface SeedFigure {
 export type SeedValue = number | string | readonly string[];
 
 /**
+ * Where a parameter's value lies in this run, beyond the scenario's own
+ * parameters: the storage stack of the hosts the claim judged (their
+ * profiles; only those of `drivers` when given, one side of a comparison of
+ * drivers), the same as the seed's only when every such host runs a profile
+ * of `same`.
+ */
+export interface StackRun {
+  stack: { same: readonly ProfileName[]; drivers?: readonly string[] };
+}
+
+/**
+ * What the run measured of a parameter it only asked for (db-import's dump
+ * size: the generator aims at the size, the bytes are what it wrote): the
+ * values of a metric of the claim's scenario, the same as the seed's when
+ * every value lies within `tolerance` (a fraction) of it.
+ */
+export interface MeasuredRun {
+  measured: { metric: string; tolerance: number };
+}
+
+/**
  * One parameter of a seed's experiment. `run` says where this run's value is:
  * a parameter of the claim's scenario (a dotted path such as
- * "blockSize.rand"), the lab's repetitions, or a fixed property of the
- * scenario that no lab definition changes (then `seed` is text and the line is
- * always listed: the run cannot match it).
+ * "blockSize.rand"), the lab's repetitions, the hosts' storage stacks, a
+ * measured value, or a fixed property of the scenario that no lab definition
+ * changes (then `seed` is text and the line is always listed: the run cannot
+ * match it).
  */
 export interface SeedParameter {
   /** As the report names it: "fio file size". */
@@ -46,8 +70,21 @@ export interface SeedParameter {
    * `says`, as the words for its value, never counted the same as the
    * seed's), the repetitions, or a fixed difference.
    */
-  run: { param: string; says?: Readonly<Record<string, string>> } | { repetitions: true } | { fixed: string };
+  run:
+    | { param: string; says?: Readonly<Record<string, string>> }
+    | { repetitions: true }
+    | StackRun
+    | MeasuredRun
+    | { fixed: string };
   source: SeedSource;
+}
+
+/** What a run holds beyond its scenario parameters and repetitions: its hosts, and the claim's samples. */
+export interface RunFacts {
+  /** The hosts whose data the claim judged, with their profiles. */
+  hosts?: readonly { name: string; profile: string }[];
+  /** The samples of the claim's scenario. */
+  samples?: readonly Sample[];
 }
 
 /** One parameter of this run beside the seed's, as the report shows it. */
@@ -115,16 +152,54 @@ function repetitionsOf(recorded: unknown): { count?: number; text: string } {
   return { text: 'not recorded' };
 }
 
+/** A profile as the parameter lines show it: "overlay2-xfs (data disk mkfs.xfs -n ftype=1, …)". */
+export function profileText(profile: string): string {
+  const spec = PROFILES[profile as ProfileName];
+  return spec ? `${profile} (${spec.description})` : profile;
+}
+
+/** The stack line of a run: the judged hosts of the stack's drivers, the same when all run a profile of `same`. */
+function stackValue(stack: StackRun['stack'], hosts: RunFacts['hosts']): { text: string; same: boolean } | undefined {
+  if (!hosts) return undefined;
+  const driver = (profile: string) => PROFILES[profile as ProfileName]?.storageDriver ?? '';
+  const judged = hosts.filter((h) => !stack.drivers || stack.drivers.includes(driver(h.profile)));
+  if (!judged.length)
+    return { text: `no host of ${stack.drivers ? `driver ${stack.drivers.join(' or ')}` : 'this claim'}`, same: false };
+  return {
+    text: judged.map((h) => `host ${h.name}: ${profileText(h.profile)}`).join('; '),
+    same: judged.every((h) => (stack.same as readonly string[]).includes(h.profile)),
+  };
+}
+
+/** The measured line of a run: the metric's values (sizes in bytes), the same when all lie within tolerance of the seed's. */
+function measuredValue(
+  seed: SeedValue,
+  measured: MeasuredRun['measured'],
+  samples: RunFacts['samples'],
+): { text: string; same: boolean } | undefined {
+  const values = [...new Set((samples ?? []).filter((s) => s.metric === measured.metric).map((s) => s.value))].sort(
+    (a, b) => a - b,
+  );
+  if (!values.length) return undefined;
+  const target = bytesOf(seed);
+  const shown = values.map((v) => `${v.toLocaleString('en-US')} B`);
+  const text = `${shown.length > 3 ? `${shown[0]} to ${shown.at(-1)}` : shown.join(', ')} as written`;
+  const same = target !== undefined && values.every((v) => Math.abs(v - target) <= measured.tolerance * target);
+  return { text, same };
+}
+
 /**
  * The seed's parameters beside this run's: `params` are the run's parameters
  * of the claim's scenario (defaults filled in), `repetitions` the lab's as
- * recorded. A parameter the run did not record reads "not recorded" and
- * counts as different.
+ * recorded, `facts` the hosts the claim judged and its scenario's samples. A
+ * parameter the run did not record reads "not recorded" and counts as
+ * different.
  */
 export function parameterLines(
   seedParameters: readonly SeedParameter[],
   params: unknown,
   repetitions: unknown,
+  facts: RunFacts = {},
 ): ParameterLine[] {
   return seedParameters.map((p) => {
     const isSize = typeof p.seed === 'string' && p.unit === undefined && bytesOf(p.seed) !== undefined;
@@ -136,6 +211,14 @@ export function parameterLines(
       source: p.source,
     });
     if ('fixed' in p.run) return line(p.run.fixed, false);
+    if ('stack' in p.run) {
+      const v = stackValue(p.run.stack, facts.hosts);
+      return v ? line(v.text, v.same) : line('not recorded', false);
+    }
+    if ('measured' in p.run) {
+      const v = measuredValue(p.seed, p.run.measured, facts.samples);
+      return v ? line(v.text, v.same) : line('not recorded', false);
+    }
     if ('repetitions' in p.run) {
       const reps = repetitionsOf(repetitions);
       return line(reps.text, reps.count === p.seed);

@@ -35,9 +35,14 @@ export interface ProvisionHooks {
 /** Hosts that exist and can be reached; which of them already carry the profile and images. */
 export interface Provisioned {
   inventory: Inventory;
-  isPrepared(host: string): boolean;
-  /** Called once the host is prepared and no connection to it is open (a target may snapshot it then). */
-  markPrepared(host: string): void | Promise<void>;
+  /**
+   * Whether the host carries its profile and every tool image in `toolImages`
+   * (the names the lab's scenarios run in): a scenario added to the lab file
+   * after its `up` makes the host unprepared, and prepare loads what is missing.
+   */
+  isPrepared(host: string, toolImages: readonly string[]): boolean;
+  /** Called once the host is prepared with `toolImages` and no connection to it is open (a target may snapshot it then). */
+  markPrepared(host: string, toolImages: readonly string[]): void | Promise<void>;
 }
 
 /** What teardown did to one host (`*`: the whole lab, as one stack). */

@@ -8,7 +8,11 @@
  * and down. Then the ext4 VM plays a machine with an owner (issue 12): their
  * container `ll-mine`, volume, image and daemon.json; `up` without
  * `dedicated: true` must refuse (exit 2, nothing changed), with it prepare,
- * and `down` must give the owner everything back.
+ * and `down` must give the owner everything back. The owner had also
+ * formatted the data disk and listed it in fstab for /var/lib/docker (issue
+ * 35, N1): prepare wipes that filesystem, so `down` disables the line, and
+ * the machine, rebooted once, must come back to SSH instead of stopping in
+ * emergency mode.
  *
  * Then issue 15's acceptance: the nightly script run by an ordinary user whose
  * controller cannot build tool images. The machines' apt reaches Debian 12's
@@ -264,8 +268,19 @@ const OWNER_DAEMON_JSON = '{ "bridge": "none", "iptables": false, "labels": ["ow
 
 /** What the owner of the machine would look at: Docker's config, state and contents. */
 const OWNER_STATE = `cat /etc/docker/daemon.json; systemctl is-active docker.service || true; systemctl is-enabled docker.service || true
-mountpoint /var/lib/docker || true; grep /var/lib/docker /etc/fstab || true
+mountpoint /var/lib/docker || true; grep /var/lib/docker /etc/fstab | sed 's/^/fstab: /' || true
 docker ps -a --format '{{.Names}} {{.Image}} {{.Status}}'; docker volume ls -q; docker image ls --format '{{.Repository}}:{{.Tag}}'`;
+
+/** OWNER_STATE without its fstab lines (`down` may disable one, on purpose). */
+const withoutFstab = (state: string) =>
+  state
+    .split('\n')
+    .filter((l) => !l.startsWith('fstab: '))
+    .join('\n');
+
+/** The UUID of the filesystem the owner made on ext4's data disk, and their fstab line for it. */
+let ownerUuid = '';
+const ownerFstabLine = () => `UUID=${ownerUuid} /var/lib/docker ext4 defaults 0 2`;
 
 describe(
   'machines someone already has: the static target and nightly.sh on VMs from the dynamic provider',
@@ -360,6 +375,25 @@ describe(
     it("an owner's machine: up without dedicated: true refuses (exit 2) and changes nothing", async () => {
       // The machine as its owner keeps it: Docker running with their daemon.json,
       // an image (imported: no registry here), a container named ll-mine, a volume.
+      // And the data disk formatted and listed in fstab for /var/lib/docker, to be
+      // mounted from the next boot on (not mounted yet: a disk mounted there
+      // would hold the Docker data the next steps check is set aside and put
+      // back; no daemon-reload either: the next boot reads the line).
+      const dataDisk = inventory.hosts.find((h) => h.name === 'ext4')?.dataDisk;
+      assert.ok(dataDisk, 'ext4 has a data disk');
+      ownerUuid = (
+        await onHost(
+          inventory,
+          'ext4',
+          `set -euo pipefail
+if mountpoint -q /var/lib/docker; then echo 'the data disk is still mounted' >&2; exit 1; fi
+mkfs.ext4 -F -q ${dataDisk}
+uuid="$(blkid -s UUID -o value ${dataDisk})"
+echo "UUID=$uuid /var/lib/docker ext4 defaults 0 2" >> /etc/fstab
+echo "$uuid"`,
+        )
+      ).trim();
+      assert.match(ownerUuid, /^[0-9a-f-]{36}$/, 'the owner made a filesystem on the data disk');
       await onHost(
         inventory,
         'ext4',
@@ -422,7 +456,68 @@ docker image ls --filter label=layerlab.lab=pv -q | wc -l`,
       const down = await layerlab('down', '--lab', ownerLabFile, '--inventory', ownerInventoryFile);
       assert.equal(down.code, 0, down.stderr);
       assert.match(down.stderr, /ext4: restored the owner's/);
-      assert.equal(await onHost(inventory, 'ext4', OWNER_STATE), before, "the owner's Docker is back as it was");
+      assert.equal(
+        withoutFstab(await onHost(inventory, 'ext4', OWNER_STATE)),
+        withoutFstab(before),
+        "the owner's Docker is back as it was",
+      );
+      // Their fstab line names the filesystem prepare wiped: disabled, and the operator told.
+      assert.match(
+        down.stderr,
+        new RegExp(
+          `ext4: warning: /etc/fstab line "${ownerFstabLine()}" disabled \\(filesystem gone: UUID=${ownerUuid} was on data disk /dev/\\S+, which layerlab wiped and re-made on \\d{4}-\\d\\d-\\d\\d\\)`,
+        ),
+      );
+    });
+
+    it("the owner's machine boots after down: its fstab line for the wiped filesystem is disabled, not waited for", async () => {
+      const bootId = async () => (await onHost(inventory, 'ext4', 'cat /proc/sys/kernel/random/boot_id')).trim();
+      const before = await bootId();
+      // down started the owner's Docker again, as it ran before up.
+      const dockerWas = (await onHost(inventory, 'ext4', 'systemctl is-active docker.service || true')).trim();
+      assert.equal(dockerWas, 'active', "the owner's Docker runs before the reboot");
+      // Rebooted a second after this command returns: its SSH session ends first.
+      await onHost(inventory, 'ext4', 'systemd-run --quiet --on-active=1 systemctl reboot');
+      // A boot that waits for the old UUID gives up after 90 s and stops in
+      // emergency mode, where there is no SSH: it never answers.
+      const deadline = Date.now() + 10 * 60_000;
+      let now = before;
+      while (now === before) {
+        assert.ok(Date.now() < deadline, 'ext4 answers SSH within 10 minutes of its reboot (no emergency mode)');
+        now = await bootId().catch(() => before);
+        if (now === before) await new Promise((r) => setTimeout(r, 2000));
+      }
+      const [state = '', ...failed] = (
+        await onHost(
+          inventory,
+          'ext4',
+          'systemctl is-system-running --wait || true; systemctl --failed --plain --no-legend',
+        )
+      )
+        .trim()
+        .split('\n');
+      assert.ok(
+        ['running', 'degraded'].includes(state),
+        `booted to ${state}, not maintenance or emergency: ${failed.join('; ')}`,
+      );
+      const fstab = await onHost(inventory, 'ext4', 'cat /etc/fstab');
+      assert.match(
+        fstab,
+        new RegExp(`^# layerlab: disabled on .*UUID=${ownerUuid} was on data disk .*\\n#${ownerFstabLine()}$`, 'm'),
+        "the owner's line is kept, commented out under layerlab's note",
+      );
+      assert.doesNotMatch(fstab, new RegExp(`^UUID=${ownerUuid}`, 'm'), 'and not active');
+      // Docker is not enabled at boot here (the owner only started it): they start it again, on the root file system.
+      await onHost(
+        inventory,
+        'ext4',
+        'systemctl start docker.service; for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done',
+      );
+      assert.match(
+        await onHost(inventory, 'ext4', "docker ps -a --format '{{.Names}}'"),
+        /^ll-mine$/m,
+        "the owner's container is there after the reboot",
+      );
     });
 
     const dockerBefore = new Map<string, string>();

@@ -33,6 +33,22 @@ export async function renderRun(run: LoadedRun): Promise<{ md: string; html: str
   return { md: renderMarkdown(model), html: await renderHtml(model) };
 }
 
+/**
+ * writeRun's trials with `phases`: 14 s of wall, 11 s of it marked by the
+ * guest, 8 s of that the tool's run (quick's fio times 6 s of it: 2 jobs × (1 s ramp + 2 s runtime)).
+ */
+export const TRIAL_WALL_FIXTURE = 14;
+export const TRIAL_PHASES_FIXTURE = {
+  setup: 0.05,
+  script: 0.15,
+  mount: 0.3,
+  start: 1.5,
+  work: 8,
+  output: 0.4,
+  cleanup: 0.55,
+  finish: 0.05,
+};
+
 /** A drift injected into one cell of writeRun's run: its values multiplied by 1 + perTrial × the trial's position. */
 export interface InjectedDrift {
   host: string;
@@ -61,6 +77,8 @@ interface FixtureJob {
  * labs/quick.yaml's shape (seqwrite and randread, three mount kinds, both
  * hosts' environments). Every repetition runs the cells (host × mount) in a
  * shuffled order, as the plan does, and the journal records them in that order.
+ * `phases` gives every done trial a wall time and the guest's phases
+ * (TRIAL_PHASES_FIXTURE); without, the journal is as runs before phases wrote it.
  */
 export function writeRun(
   dir: string,
@@ -70,7 +88,15 @@ export function writeRun(
     repetitions = 5,
     drift,
     quick = false,
-  }: { dmFactor?: number; runId?: string; repetitions?: number; drift?: InjectedDrift; quick?: boolean } = {},
+    phases = false,
+  }: {
+    dmFactor?: number;
+    runId?: string;
+    repetitions?: number;
+    drift?: InjectedDrift;
+    quick?: boolean;
+    phases?: boolean;
+  } = {},
 ): void {
   mkdirSync(dir, { recursive: true });
   const lab = {
@@ -138,7 +164,8 @@ export function writeRun(
           clk_tck: '100',
         }),
       );
-      journal.push(JSON.stringify({ trial, host: host.name, state: 'done' }));
+      const timing = phases ? { wallSeconds: TRIAL_WALL_FIXTURE, phases: TRIAL_PHASES_FIXTURE } : {};
+      journal.push(JSON.stringify({ trial, host: host.name, state: 'done', ...timing }));
       const drifted = drift?.host === host.name && drift.mount === mount ? 1 + drift.perTrial * position : 1;
       for (const job of jobs) {
         // devicemapper at about 70% of overlay2; mounts within 2% of each other.

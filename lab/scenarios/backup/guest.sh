@@ -17,17 +17,20 @@ volume="ll-$LL_TRIAL-data"
 bind="$LL_BIND_ROOT/ll-$LL_TRIAL-data"
 archives="$LL_BIND_ROOT/ll-$LL_TRIAL-archives"
 cleanup() {
+  ll_phase cleanup
   docker rm -f "ll-$LL_TRIAL" >/dev/null 2>&1 || true
   docker volume rm -f "$volume" >/dev/null 2>&1 || true
   rm -rf -- "$bind" "$archives"
 }
 trap cleanup EXIT
 cleanup
+ll_phase mount
 mkdir -p -- "$bind" "$archives"
 docker volume create "$volume" >/dev/null
 voldata="$(docker volume inspect -f '{{.Mountpoint}}' "$volume")"
 
 # Same tools everywhere: the host's tar and gzip against the image's.
+ll_phase prepare
 host_tools="$(sha256sum /usr/bin/tar /usr/bin/gzip | awk '{print $1}' | paste -sd' ' -)"
 image_tools="$(docker run --rm --network none "$LL_IMAGE_SHELL" sha256sum /bin/tar /bin/gzip | awk '{print $1}' | paste -sd' ' -)"
 [ "$host_tools" = "$image_tools" ] ||
@@ -56,8 +59,10 @@ position=0
 for method in "${order[@]}"; do
   position=$((position + 1))
   archive="$archives/$method.tgz"
+  ll_phase prepare
   sync
   echo 3 > /proc/sys/vm/drop_caches
+  ll_phase work
   start="$(ll_now)"
   case "$method" in
     host-bind) tar czf "$archive" -C "$bind" . ;;
@@ -70,6 +75,7 @@ for method in "${order[@]}"; do
       ;;
   esac
   end="$(ll_now)"
+  ll_phase output
   files="$(tar tzf "$archive" | grep -vc '/$' || true)"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$method" "$position" "$(ll_elapsed "$start" "$end")" \
     "$(stat -c %s "$archive")" "$files" "$expected_files" "$dataset_bytes" "$host_tools" >> "$LL_OUT/backup.tsv"

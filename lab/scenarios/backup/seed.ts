@@ -1,9 +1,11 @@
 import type { SeedFigure, SeedParameter } from '../../report/seed-facts.js';
+import { SEED_003_STACK } from '../fio/seed.js';
 
 const DATASET = { seed: '003', line: 28 } as const;
 
 /** Seed 003's backup block: one dataset, tar czf three ways. */
 export const BACKUP_SEED_PARAMETERS: readonly SeedParameter[] = [
+  SEED_003_STACK,
   {
     label: 'large files',
     seed: 2000,

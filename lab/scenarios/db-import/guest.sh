@@ -11,10 +11,11 @@ source "$here/../../../guest/lib.sh"
 ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_MARIADB LL_P_SQL_BYTES
 
 name="ll-$LL_TRIAL"
-trap 'docker rm -f "$name" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
+trap 'll_phase cleanup; docker rm -f "$name" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
 
 # The dump is made once per size on this host (by the tool image's perl, so
 # every host makes the same bytes) and reused by later trials.
+ll_phase prepare
 dumps="$LL_WORK/dumps"
 dump="$dumps/wiki-$LL_P_SQL_BYTES.sql.gz"
 counts="$dumps/wiki-$LL_P_SQL_BYTES.counts"
@@ -53,9 +54,11 @@ sql() {
 # answers; returns 1 (its log in $1) when it exits or never answers.
 start_server() {
   local log="$1" ready=0
+  ll_phase mount
   docker rm -f "$name" > /dev/null 2>&1 || true
   ll_mount_cleanup
   ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /var/lib/mysql
+  ll_phase start
   # The copy keeps modes and times, not owners (root's either way): on
   # hostshare-nfs every request acts as one unprivileged uid (All_Squash, as a
   # Vagrant share), the server refuses chown, and cp -a run as root fails on that.
@@ -88,11 +91,14 @@ if ! start_server "$LL_OUT/mariadb-start-1.log"; then
     ll_die "MariaDB did not become ready on mount $LL_MOUNT, twice (first errors: ${cause:-none logged}; logs: mariadb-start-*.log)"
   fi
 fi
+ll_phase prepare
 sql -e 'CREATE DATABASE wikidb'
 
+ll_phase work
 start="$(ll_now)"
 gzip -dc "$dump" | docker exec -i "$name" mariadb --user=root --socket=/run/mysqld/mysqld.sock wikidb
 end="$(ll_now)"
+ll_phase output
 
 # table=rows/expected for every table the generator wrote, in one query
 # (each docker exec costs seconds under TCG). Table names come from our own

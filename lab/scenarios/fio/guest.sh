@@ -6,8 +6,9 @@ set -euo pipefail
 source "$(dirname "$0")/../../../guest/lib.sh"
 ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_FIO LL_P_SIZE LL_P_RUNTIME LL_P_RAMP LL_P_BS_SEQ LL_P_BS_RAND LL_P_IODEPTH LL_P_JOBS
 
+ll_phase mount
 ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /data
-trap 'docker rm -f "ll-$LL_TRIAL" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
+trap 'll_phase cleanup; docker rm -f "ll-$LL_TRIAL" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
 
 args=(
   --output-format=json --directory=/data --filename=fio.dat

@@ -1,10 +1,31 @@
-import type { SeedParameter } from '../../report/seed-facts.js';
+import type { ProfileName } from '../../catalog.js';
+import type { SeedFigure, SeedParameter } from '../../report/seed-facts.js';
+
+/**
+ * The profiles that are seed 003's storage stack: Docker with the containerd
+ * image store and its overlayfs snapshotter on ext4. overlay2-ext4 has the
+ * file system and the kernel's overlayfs but Docker's own graph driver.
+ */
+export const SEED_003_PROFILES: readonly ProfileName[] = ['containerd-ext4'];
+
+/**
+ * Seed 003's storage stack, shared by all its claims (fio, permissions,
+ * lifetime, backup ran in one VM): the report shows the judged hosts' stacks
+ * beside it.
+ */
+export const SEED_003_STACK: SeedParameter = {
+  label: 'storage stack',
+  seed: 'ext4 root, containerd overlayfs snapshotter (one virtio disk)',
+  run: { stack: { same: SEED_003_PROFILES } },
+  source: { seed: '003', line: 7, words: 'ext4 root, containerd overlayfs snapshotter' },
+};
 
 /**
  * Seed 003's fio run, from its "Reproduce" sketch and the lines under it
  * (the sketch is one job; the script ran four).
  */
 export const FIO_SEED_PARAMETERS: readonly SeedParameter[] = [
+  SEED_003_STACK,
   {
     label: 'fio file size',
     seed: '512M',
@@ -55,3 +76,12 @@ export const FIO_SEED_PARAMETERS: readonly SeedParameter[] = [
     source: { seed: '003', line: 9, words: 'with three runs per cell' },
   },
 ];
+
+/**
+ * The random-read p99 completion latency (µs) the seed quotes as its largest
+ * gap, which it still read as no consistent one (the ranges overlapped).
+ */
+export const FIO_SEED_FIGURES = {
+  randreadP99Volume: { value: 1057, source: { seed: '003', line: 9, words: '1057 µs on the volume' } },
+  randreadP99Layer: { value: 1548, source: { seed: '003', line: 9, words: '1548 µs on the layer' } },
+} as const satisfies Record<string, SeedFigure>;

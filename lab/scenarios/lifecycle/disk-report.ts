@@ -7,7 +7,7 @@ import { DISK_METRICS, type DiskMetric, START_PHASE } from './disk.js';
 import { LIFECYCLE_PHASES } from './parse.js';
 
 /** Derived here, per trial: see growthSamples. */
-const GROWTH = 'growth_bytes';
+export const GROWTH = 'growth_bytes';
 
 /** The table's value columns. */
 const COLUMNS: readonly { metric: DiskMetric | typeof GROWTH; title: string; thin?: true }[] = [
@@ -56,7 +56,7 @@ function diskCell(samples: readonly Sample[], metric: DiskMetric | typeof GROWTH
  * else du of the data root. Differences within one trial, so the tool images
  * and what earlier trials left behind do not count.
  */
-function growthSamples(disk: readonly Sample[]): Sample[] {
+export function growthSamples(disk: readonly Sample[]): Sample[] {
   return [...groupBy(disk, (s) => s.trial).values()].flatMap((trial) => {
     const metric = trial.some((s) => s.metric === 'thin_data_bytes') ? 'thin_data_bytes' : 'data_root_bytes';
     const own = trial.filter((s) => s.metric === metric);

@@ -30,6 +30,32 @@ export const LIFECYCLE_SEED_PARAMETERS: readonly SeedParameter[] = [
     source: { seed: '004', line: 46, words: 'SizeRootFs=1633247414' },
   },
   {
+    label: 'OverlayFS host',
+    seed: "Docker 1.10's overlay driver on XFS (mkfs -t xfs -n ftype=1) on an LV of its own",
+    run: { stack: { drivers: ['overlay2', 'overlay'], same: [] } },
+    source: { seed: '004', line: 28, words: "STORAGE_DRIVER='overlay'", gloss: 'the overlay driver, not overlay2' },
+  },
+  {
+    label: 'devicemapper host',
+    seed: "a direct-lvm thin pool docker-storage-setup made from a volume group's free space",
+    run: { stack: { drivers: ['devicemapper'], same: [] } },
+    source: {
+      seed: '004',
+      line: 12,
+      words: "VG='volume_group_with_free_space_for_docker'",
+      gloss: 'then docker-storage-setup (line 13)',
+    },
+  },
+  {
+    label: 'container network',
+    seed: '`docker run -h … -d` on the default bridge network: each start sets up its network',
+    run: {
+      fixed:
+        '`docker run --network none` on a daemon started with bridge none and no iptables (guest/lib.sh, every target): no network setup is timed',
+    },
+    source: { seed: '004', line: 38, words: 'docker run -h "con$i.example.com" -d r7perfsat' },
+  },
+  {
     label: 'docker inspect --size',
     seed: 'one container',
     run: { fixed: 'every container of the run phase at once' },

@@ -12,18 +12,21 @@ name="ll-$LL_TRIAL"
 volume="ll-$LL_TRIAL-vol"
 bind="$LL_BIND_ROOT/ll-$LL_TRIAL"
 cleanup() {
+  ll_phase cleanup
   docker rm -f "$name" >/dev/null 2>&1 || true
   docker volume rm -f "$volume" >/dev/null 2>&1 || true
   rm -rf -- "$bind"
 }
 trap cleanup EXIT
 cleanup
+ll_phase mount
 docker volume create "$volume" >/dev/null
 mkdir -p -- "$bind"
 mounts=(--mount "type=volume,source=$volume,target=/vol" --mount "type=bind,source=$bind,target=/bind")
 token="$LL_TRIAL-$(date +%s%N)"
 
 # The container stays after this write: it keeps running until stopped.
+ll_phase start
 docker run -d --name "$name" --network none "${mounts[@]}" "$LL_IMAGE_SHELL" \
   /bin/sh -c 'echo "$1" > /layer.txt; echo "$1" > /vol/f.txt; echo "$1" > /bind/f.txt; trap "exit 0" TERM; sleep 100000 & wait' \
   sh "$token" >/dev/null
@@ -44,6 +47,8 @@ report() {
     done' sh "$token" "$phase"
 }
 
+# What is observed: the files through a restart and a recreation.
+ll_phase work
 printf 'phase\tplace\tsurvived\tcontent\n' > "$LL_OUT/lifetime.tsv"
 report written "$name" >> "$LL_OUT/lifetime.tsv"
 docker stop "$name" >/dev/null

@@ -11,6 +11,7 @@ ll_require LL_OUT LL_TRIAL LL_IMAGE_SHELL LL_P_CASES
 base="$LL_BIND_ROOT/ll-$LL_TRIAL"
 cleanup() {
   local ids
+  ll_phase cleanup
   ids="$(docker volume ls -q --filter label=layerlab.lab --filter "name=^ll-$LL_TRIAL-")"
   # shellcheck disable=SC2086 # volume names are ours: ll-<trial>-<case>
   if [ -n "$ids" ]; then docker volume rm -f $ids >/dev/null 2>&1 || true; fi
@@ -26,6 +27,7 @@ volume_dir() {
 
 printf 'case\tuser\texit_status\twrote\tinside\toutside\terror\n' > "$LL_OUT/permissions.tsv"
 for case in $LL_P_CASES; do
+  ll_phase mount
   user=65534:65534
   source_kind=bind
   src="$base/$case"
@@ -48,11 +50,13 @@ for case in $LL_P_CASES; do
   esac
   # -v (not --mount): the short form is the one that creates a missing host path.
   # One container per case: it reports how it sees /data, then tries to write.
+  ll_phase work
   set +e
   docker run --rm --name "ll-$LL_TRIAL" --network none --user "$user" -v "$src:/data" "$LL_IMAGE_SHELL" \
     /bin/sh -c 'stat -c "%u:%g %a" /data && echo ok > /data/written.txt' > "$LL_OUT/$case.stdout" 2> "$LL_OUT/$case.stderr"
   status=$?
   set -e
+  ll_phase output
   inside="$(head -n 1 "$LL_OUT/$case.stdout")"
   if [ "$source_kind" = volume ]; then outside_path="$(volume_dir "$src")"; else outside_path="$src"; fi
   outside="$(stat -c '%u:%g %a' "$outside_path")"

@@ -1,8 +1,10 @@
 import type { SeedParameter } from '../../report/seed-facts.js';
+import { SEED_003_STACK } from '../fio/seed.js';
 import { PERMISSION_CASES } from './cases.js';
 
 /** Seed 003's permission block: prometheus (uid 65534) writing its data directory, mounted seven ways. */
 export const PERMISSIONS_SEED_PARAMETERS: readonly SeedParameter[] = [
+  SEED_003_STACK,
   {
     label: 'cases',
     seed: PERMISSION_CASES.map((c) => c.name),

@@ -5,9 +5,9 @@ import { tailLines } from '../../util/files.js';
 import { printable } from '../../util/safe-text.js';
 import type { TargetDriver } from '../driver.js';
 import { findVirtiofsd } from './hostshare.js';
-import { keepAsTemplate, localDown, localInventory, localUp } from './local.js';
+import { keepAsTemplate, localDown, localInventory, localUp, preparedWith } from './local.js';
 import { nfsShareMissing } from './nfs-share.js';
-import { labStateDir } from './state.js';
+import { type LocalLabState, LocalStateStore, labStateDir, readLocalState } from './state.js';
 
 /** Enough of the console for a panic's first lines or the last boot message before a hang. */
 const CONSOLE_LINES = 25;
@@ -29,9 +29,9 @@ export const localDriver: TargetDriver = {
     const { inventory, store, pending } = await localUp(lab, labFile, hooks);
     return {
       inventory,
-      isPrepared: (host) => !!store.state.hosts[host]?.prepared,
-      async markPrepared(host) {
-        store.update(host, { prepared: true });
+      isPrepared: (host, toolImages) => preparedWith(store.state.hosts[host], toolImages),
+      async markPrepared(host, toolImages) {
+        store.update(host, { prepared: true, toolImages: [...toolImages] });
         const wanted = pending.get(host);
         if (!wanted) return;
         const log = hooks.hostLog(host);
@@ -45,8 +45,16 @@ export const localDriver: TargetDriver = {
     };
   },
   async attach(lab) {
-    // localInventory refuses hosts that are not running and prepared.
-    return { inventory: localInventory(lab), isPrepared: () => true, markPrepared: () => {} };
+    // localInventory refuses hosts that are not running and prepared; a host
+    // prepared before the lab file gained a scenario lacks its tool images,
+    // and `run` loads them first.
+    const inventory = localInventory(lab);
+    const store = new LocalStateStore(readLocalState(lab.name) as LocalLabState);
+    return {
+      inventory,
+      isPrepared: (host, toolImages) => preparedWith(store.state.hosts[host], toolImages),
+      markPrepared: (host, toolImages) => void store.update(host, { toolImages: [...toolImages] }),
+    };
   },
   async down(lab) {
     return localDown(lab.name);

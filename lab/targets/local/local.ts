@@ -209,7 +209,12 @@ async function restoreHost(
   await refreshGuest(endpoint, { keys, hostname: host.name }, log, Date.now() + 120_000);
   touchTemplate(template);
   log.line(`restored from template ${template.key}`);
-  return store.update(host.name, { hostKey: keys.hostPublic.trim(), prepared: true, template: template.key });
+  return store.update(host.name, {
+    hostKey: keys.hostPublic.trim(),
+    prepared: true,
+    toolImages: Object.keys(template.meta.spec.toolImageTags),
+    template: template.key,
+  });
 }
 
 /** The template a host of this lab would be kept as, or none (templates off, or a share that cannot migrate). */
@@ -381,6 +386,15 @@ export async function keepAsTemplate(
     await refreshGuest(endpoint, {}, log, Date.now() + 120_000);
   }
   return saved;
+}
+
+/**
+ * Whether a host carries its profile and every tool image in `toolImages`
+ * (state from before the images were recorded names none: prepare checks
+ * again, cheaply, since the profile and each loaded image are skipped).
+ */
+export function preparedWith(host: LocalHostState | undefined, toolImages: readonly string[]): boolean {
+  return !!host?.prepared && toolImages.every((name) => host.toolImages?.includes(name));
 }
 
 /** The inventory of a lab that is up, or an error saying to run `up`. */

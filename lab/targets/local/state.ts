@@ -39,6 +39,8 @@ export interface LocalHostState {
   hostKey?: string;
   /** Set once the storage profile and tool images are in place. */
   prepared?: boolean;
+  /** The tool images (names) it was prepared with; absent in state written before they were recorded. */
+  toolImages?: string[];
   /** The template this VM was restored from (absent: booted and prepared here). */
   template?: string;
 }

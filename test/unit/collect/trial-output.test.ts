@@ -4,7 +4,7 @@
  * to, naming the file, and the report still renders around it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -72,5 +72,37 @@ describe('finding 10: one malformed guest JSON fails only what it belongs to', (
       /^\| summary \| unreadable: hosts\/xfs\/env\/summary\.json: .* \| not recorded \|$/m,
       'the env column of xfs says unreadable',
     );
+  });
+});
+
+describe("the guest's phases: read beside the trial, never its failure", () => {
+  const trial: Trial = { id: 't1', host: 'xfs', profile: 'overlay2-xfs', scenario: 'fio', mount: 'layer', rep: 1 };
+  const fio = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'fio', 'four-jobs.json'), 'utf8');
+  const meta = JSON.stringify({ start: '100.5', end: '103', exit_status: '0' });
+
+  function folder(name: string, phases?: string): string {
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'fio.json'), fio);
+    writeFileSync(join(dir, 'meta.json'), meta);
+    if (phases !== undefined) writeFileSync(join(dir, 'phases'), phases);
+    return dir;
+  }
+
+  it('a phases file is parsed into the outcome', () => {
+    const outcome = parseTrialOutput(folder('phased', 'setup 100\nscript 100.5\nwork 101\nend 103.5\n'), trial, 'r');
+    assert.equal(outcome.ok, true, outcome.failures.join('; '));
+    assert.deepEqual(outcome.phases, { phases: { setup: 0.5, script: 0.5, work: 2.5 }, spanSeconds: 3.5 });
+  });
+
+  it('a garbled one is a problem to report, and the trial stands with its samples', () => {
+    const outcome = parseTrialOutput(folder('garbled', 'rm -rf / 1\n'), trial, 'r');
+    assert.equal(outcome.ok, true, outcome.failures.join('; '));
+    assert.ok(outcome.samples.length > 0, 'its samples are kept');
+    assert.ok(outcome.phases && 'problem' in outcome.phases, JSON.stringify(outcome.phases));
+  });
+
+  it('none from a guest before phases', () => {
+    assert.equal(parseTrialOutput(folder('unphased'), trial, 'r').phases, undefined);
   });
 });

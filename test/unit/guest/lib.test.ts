@@ -1,12 +1,23 @@
 /**
- * guest/lib.sh's engine abstraction, run by the local bash against fake
- * `docker` and `podman` commands that log their arguments: scenarios say
- * `docker`, the host's recorded engine answers, with the same arguments and
- * labels; Podman starts trial containers through its CLI with --network none.
+ * guest/lib.sh, run by the local bash against fake commands. Its engine
+ * abstraction, against fake `docker` and `podman` commands that log their
+ * arguments: scenarios say `docker`, the host's recorded engine answers, with
+ * the same arguments and labels; Podman starts trial containers through its
+ * CLI with --network none. And a static host's fstab after `down` (below).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -69,5 +80,324 @@ describe('guest/lib.sh: one engine abstraction', () => {
     });
     assert.notEqual(result.status, 0);
     assert.match(result.stderr, /unknown engine rkt \(expected docker or podman\)/);
+  });
+});
+
+/**
+ * Issue 35, N1: a static host's fstab after `down`. The real guest scripts
+ * (a profile, cleanup.sh) run from a copy of guest/ whose lib.sh points every
+ * path it writes (state, backup, /var/lib/docker, daemon.json, fstab) into a
+ * temporary root; fake `blkid`, `lsblk`, `wipefs`, `mkfs.ext4`, `systemctl`,
+ * `mount`, `umount`, `mountpoint` and `docker` come first on PATH and play the
+ * disks from one file (`<device> KEY=value` lines, what blkid would report).
+ */
+const DISKS = `#!/usr/bin/env bash
+# The fake host's block devices: "<device> KEY=value" lines.
+db="$FAKE/blkid.db"
+touch "$db"
+`;
+const FAKE_COMMANDS: Record<string, string> = {
+  // blkid -s KEY -o value DEV | -U UUID | -L LABEL | -o device -t KEY=value: as blkid, from the file.
+  blkid: `${DISKS}echo "blkid $*" >> "$FAKE/log"
+key="" tag="" dev=""
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    -s) key="$2"; shift ;;
+    -o) shift ;;
+    -U) tag="UUID=$2"; shift ;;
+    -L) tag="LABEL=$2"; shift ;;
+    -t) tag="$2"; shift ;;
+    *) dev="$1" ;;
+  esac
+  shift
+done
+if [ -n "$tag" ]; then
+  hits="$(while read -r d t; do if [ "$t" = "$tag" ]; then echo "$d"; fi; done < "$db")"
+  [ -n "$hits" ] || exit 2
+  echo "$hits"
+  exit 0
+fi
+while read -r d t; do if [ "$d" = "$dev" ] && [ "\${t%%=*}" = "$key" ]; then echo "\${t#*=}"; fi; done < "$db"
+`,
+  // lsblk -o NAME DEV: the disk and its partitions (DEV1, DEV2...); nothing is mounted.
+  lsblk: `${DISKS}case "$*" in *MOUNTPOINT*) exit 0 ;; esac
+dev="\${!#}"
+echo "$dev"
+while read -r d _; do case "$d" in "$dev"[0-9]*) echo "$d" ;; esac; done < "$db" | sort -u
+`,
+  // Wiping forgets what the disk and its partitions held; mkfs gives it a new UUID.
+  wipefs: `${DISKS}echo "wipefs $*" >> "$FAKE/log"
+dev="\${!#}"
+grep -v "^$dev[0-9]* " "$db" > "$db.new" || true
+mv "$db.new" "$db"
+`,
+  'mkfs.ext4': `${DISKS}echo "mkfs.ext4 $*" >> "$FAKE/log"
+echo "\${!#} UUID=2f1e0d3c-new0-4000-8000-00000000abcd" >> "$db"
+`,
+  dumpe2fs: '#!/usr/bin/env bash\necho "Filesystem features: fake"\n',
+  systemctl: '#!/usr/bin/env bash\necho "systemctl $*" >> "$FAKE/log"\n',
+  mount: '#!/usr/bin/env bash\necho "mount $*" >> "$FAKE/log"\n',
+  umount: '#!/usr/bin/env bash\necho "umount $*" >> "$FAKE/log"\n',
+  mountpoint: '#!/usr/bin/env bash\nexit 1\n',
+  // Docker answers and holds nothing.
+  docker: '#!/usr/bin/env bash\necho "docker $*" >> "$FAKE/log"\n',
+  // Deletes only inside the fake root.
+  rm: `#!/usr/bin/env bash
+for a in "$@"; do case "$a" in -*) ;; "$FAKE"/*) ;; *) echo "rm outside the fake root: $a" >&2; exit 1 ;; esac; done
+exec /bin/rm "$@"
+`,
+};
+
+/** The owner's filesystem on the data disk, before layerlab wiped it. */
+const OLD_UUID = '9b2c6e51-0d7a-4c3e-8f11-5a6b7c8d9e0f';
+/** A text with its dates (YYYY-MM-DD) replaced by DATE: a run may cross midnight. */
+const undated = (text: string) => text.replace(/\d{4}-\d\d-\d\d/g, 'DATE');
+
+/** A fake host: guest/ copied with its paths pointed here, the fake commands first on PATH. */
+function fstabHost(name: string) {
+  const dir = join(work, name);
+  const guest = join(dir, 'guest');
+  mkdirSync(join(guest, 'profiles'), { recursive: true });
+  for (const file of ['lib.sh', 'cleanup.sh', 'profiles/overlay2-ext4.sh']) {
+    cpSync(resolve(LIB, '..', file), join(guest, file));
+  }
+  appendFileSync(
+    join(guest, 'lib.sh'),
+    `\nLL_ROOT="$FAKE/opt-layerlab"; LL_STATE="$FAKE/state"; LL_WORK="$LL_STATE/work"; LL_BACKUP="$LL_STATE/backup"
+LL_TRIAL_PIDFILE="$LL_WORK/trial.pid"; LL_DOCKER_DIR="$FAKE/var-lib-docker"; LL_BIND_ROOT="$LL_DOCKER_DIR/layerlab-bind"
+LL_DAEMON_JSON="$FAKE/etc-docker/daemon.json"; LL_FSTAB="$FAKE/fstab"\n`,
+  );
+  const fakeBin = join(dir, 'bin');
+  mkdirSync(fakeBin);
+  for (const [command, text] of Object.entries(FAKE_COMMANDS)) {
+    writeFileSync(join(fakeBin, command), text);
+    chmodSync(join(fakeBin, command), 0o755);
+  }
+  writeFileSync(join(dir, 'log'), '');
+  const docker = join(dir, 'var-lib-docker');
+  return {
+    dir,
+    docker,
+    backup: join(dir, 'state', 'backup'),
+    fstab: join(dir, 'fstab'),
+    /** Runs guest script `script` (or, with `-c`, bash code after sourcing lib.sh) as the controller would. */
+    run(args: string[], env: Record<string, string> = {}) {
+      const argv =
+        args[0] === '-c'
+          ? ['-c', `set -euo pipefail; source "$1"; ${args[1]}`, '_', join(guest, 'lib.sh')]
+          : [join(guest, args[0] ?? '')];
+      const r = spawnSync('bash', argv, {
+        encoding: 'utf8',
+        env: { PATH: `${fakeBin}:/usr/sbin:/usr/bin:/sbin:/bin`, FAKE: dir, HOME: dir, LL_ENGINE: 'docker', ...env },
+      });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    },
+    disks: (lines: string) => writeFileSync(join(dir, 'blkid.db'), lines),
+    log: () => readFileSync(join(dir, 'log'), 'utf8'),
+  };
+}
+
+describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue 35, N1)", () => {
+  // The profile runs as root on a host: the fake data disk is a block device node, and root's folders are checked.
+  const needsRoot = {
+    skip: process.getuid?.() !== 0 && 'a profile runs as root (a block device node, root-owned folders)',
+  };
+
+  it(
+    "prepare records the wiped filesystem; down comments the owner's line naming it out, with a note and a warning",
+    needsRoot,
+    () => {
+      const host = fstabHost('reformatted');
+      // A block device node that is no real disk (loop minor 250): `[ -b ]` passes, only the fakes touch it.
+      const disk = join(host.dir, 'disk');
+      assert.equal(spawnSync('mknod', [disk, 'b', '7', '250']).status, 0, 'mknod makes the fake data disk');
+      host.disks(`/dev/fake-root UUID=0a1b2c3d-root-4000-8000-000000000001\n${disk} UUID=${OLD_UUID}\n`);
+      const rootLine = 'UUID=0a1b2c3d-root-4000-8000-000000000001 / ext4 errors=remount-ro 0 1';
+      const ownerLine = `UUID=${OLD_UUID} ${host.docker} ext4 defaults 0 2`;
+      writeFileSync(host.fstab, `${rootLine}\ntmpfs /tmp tmpfs nosuid,nodev 0 0\n${ownerLine}\n`);
+
+      const up = host.run(['profiles/overlay2-ext4.sh'], { LL_DATA_DISK: disk, LL_DEDICATED: '1' });
+      assert.equal(up.code, 0, up.stderr);
+      assert.match(host.log(), /^wipefs -a -q /m, 'the profile wiped the data disk');
+      // Read now (down consumes the backup), checked last: first what the owner's next boot would meet.
+      const idsFile = join(host.backup, 'data-disk.ids');
+      const ids = existsSync(idsFile) ? readFileSync(idsFile, 'utf8') : '';
+      const prepared = readFileSync(host.fstab, 'utf8');
+      assert.match(prepared, /^UUID=2f1e0d3c-new0-4000-8000-00000000abcd /m, "layerlab's line, by the new UUID");
+      assert.doesNotMatch(prepared, new RegExp(OLD_UUID), "the owner's line is set aside");
+
+      const down = host.run(['cleanup.sh'], { LL_LAB: 'pv' });
+      assert.equal(down.code, 0, down.stderr);
+      const note = `# layerlab: disabled on DATE by \`layerlab down\`, filesystem gone: UUID=${OLD_UUID} was on data disk ${disk}, which layerlab wiped and re-made on DATE. Remove the '#' of the next line once it is back, or delete the line.`;
+      assert.equal(
+        undated(readFileSync(host.fstab, 'utf8')),
+        `${rootLine}\ntmpfs /tmp tmpfs nosuid,nodev 0 0\n${note}\n#${ownerLine}\n`,
+        "the owner's line kept but commented out under the note; every other line as it was",
+      );
+      assert.match(
+        down.stdout,
+        new RegExp(
+          `^warning: ${host.fstab} line "${ownerLine}" disabled \\(filesystem gone: UUID=${OLD_UUID} was on data disk .*emergency mode.*point it at a filesystem that exists`,
+          'm',
+        ),
+        'down warns, naming the line and what to do',
+      );
+      assert.match(down.stdout, /restored the owner's .* \(1 fstab line\(s\) disabled/, 'and says so at the end');
+      assert.match(
+        ids,
+        new RegExp(`^\\d{4}-\\d\\d-\\d\\d UUID=${OLD_UUID}$`, 'm'),
+        'what was on the disk, recorded before the wipe',
+      );
+      assert.match(ids, new RegExp(`^\\d{4}-\\d\\d-\\d\\d DISK=${disk}$`, 'm'), 'which disk it was');
+    },
+  );
+
+  it('down reconciles every line with the disks present: gone ones disabled, present ones and nofail ones kept', () => {
+    const host = fstabHost('reconcile');
+    const disk = '/dev/fake-data';
+    host.disks(
+      [
+        '/dev/fake-root UUID=0a1b2c3d-root-4000-8000-000000000001',
+        '/dev/fake-root1 PARTUUID=1234abcd-01',
+        '/dev/fake-home LABEL=my home',
+        `${disk} UUID=2f1e0d3c-new0-4000-8000-00000000abcd`,
+        '',
+      ].join('\n'),
+    );
+    mkdirSync(host.backup, { recursive: true });
+    writeFileSync(join(host.backup, 'complete'), '');
+    // What an earlier prepare recorded: the owner's filesystem and its partition on the data disk.
+    writeFileSync(
+      join(host.backup, 'data-disk.ids'),
+      `2026-01-02 DISK=${disk}\n2026-01-02 DEVICE=${disk}\n2026-01-02 DEVICE=${disk}1\n2026-01-02 UUID=${OLD_UUID}\n2026-01-02 PARTUUID=feedf00d-01\n`,
+    );
+    const ownerLine = `/dev/disk/by-uuid/${OLD_UUID.toUpperCase()} ${host.docker} ext4 defaults 0 2`;
+    // A second line the owner had for /var/lib/docker: put back by layerlab, and nothing answers to it now.
+    const ownerGoneLine = `LABEL=long-gone ${host.docker} ext4 defaults 0 2`;
+    writeFileSync(join(host.backup, 'fstab.lines'), `${ownerLine}\n${ownerGoneLine}\n`);
+    const kept = [
+      '# the owner’s comment, and a blank line',
+      '',
+      'UUID=0a1b2c3d-root-4000-8000-000000000001 / ext4 errors=remount-ro 0 1',
+      'PARTUUID=1234abcd-01\t/boot\text4\tdefaults\t0\t2',
+      'LABEL=my\\040home /home ext4 defaults 0 2',
+      'LABEL=usb-stick /media/usb vfat noauto,user 0 0',
+      // Absent, but no disk layerlab wiped: the owner's line to fix, left as it was (with a warning).
+      'LABEL=long-gone /archive ext4 defaults 0 2',
+      'UUID=deadbeef-0000-4000-8000-000000000000 none swap sw 0 0',
+      // The host's text reaches the operator's terminal only with its control characters shown as '?'.
+      'LABEL=evil\x1b]0;owned\x07 /evil ext4 defaults 0 2',
+      'proc /proc proc defaults 0 0',
+      'server:/export /mnt/nfs nfs4 _netdev 0 0',
+    ];
+    const gone = ['PARTUUID=feedf00d-01 /srv ext4 defaults,nofail 0 2', `${disk}1 /scratch xfs defaults 0 0`];
+    // The fstab as layerlab leaves it: its own line for /var/lib/docker, the owner's others.
+    writeFileSync(
+      host.fstab,
+      [...kept, ...gone, `UUID=2f1e0d3c-new0-4000-8000-00000000abcd ${host.docker} ext4 defaults 0 0`, ''].join('\n'),
+    );
+
+    const down = host.run(['-c', 'll_restore_owner_setup']);
+    assert.equal(down.code, 0, down.stderr);
+    const lines = readFileSync(host.fstab, 'utf8').split('\n');
+    for (const line of kept) assert.ok(lines.includes(line), `kept as it was: ${line}`);
+    assert.ok(!lines.some((l) => l.includes('2f1e0d3c-new0')), "layerlab's line is gone");
+    for (const line of [...gone, ownerLine, ownerGoneLine]) {
+      const at = lines.indexOf(`#${line}`);
+      assert.ok(at > 0, `commented out: ${line}`);
+      assert.match(
+        lines[at - 1] ?? '',
+        /^# layerlab: disabled on \d{4}-\d\d-\d\d by `layerlab down`, filesystem gone: /,
+        `a note above: ${line}`,
+      );
+      assert.ok(!lines.includes(line), `not left active: ${line}`);
+    }
+    const noteOf = (line: string) => lines[lines.indexOf(`#${line}`) - 1] ?? '';
+    assert.match(
+      noteOf(ownerLine),
+      new RegExp(`UUID=${OLD_UUID} was on data disk ${disk}, which layerlab wiped and re-made on 2026-01-02`),
+      'by UUID, whatever its case',
+    );
+    assert.match(
+      noteOf(gone[0] ?? ''),
+      /PARTUUID=feedf00d-01 was on data disk .* on 2026-01-02/,
+      'nofail, but wiped by layerlab',
+    );
+    assert.match(
+      noteOf(gone[1] ?? ''),
+      /\/dev\/fake-data1 was on data disk/,
+      'a partition of the data disk, by its device path',
+    );
+    assert.match(noteOf(ownerGoneLine), /nothing has LABEL=long-gone now/, 'a docker line nothing answers to');
+    assert.match(
+      down.stdout,
+      /UUID=deadbeef-0000-4000-8000-000000000000 for none, which is not present now and not a disk layerlab wiped/,
+      "an absent filesystem layerlab never touched is named, and left as the owner's",
+    );
+    assert.ok(
+      !down.stdout.includes('\x1b') && !down.stdout.includes('\x07'),
+      'no raw control character in the warnings',
+    );
+    const warnings = down.stdout.split('\n').filter((l) => l.startsWith('warning: '));
+    assert.equal(
+      warnings.length,
+      8,
+      `one warning per disabled line (4), one for the absent noauto line, three for absent lines not ours:\n${down.stdout}`,
+    );
+    assert.match(
+      down.stdout,
+      /LABEL=usb-stick, which is not present now; its line is nofail or noauto/,
+      'the noauto line is named, left alone',
+    );
+    assert.match(down.stdout, /\(4 fstab line\(s\) disabled/, 'the count at the end');
+  });
+});
+
+/** Runs `body` after sourcing lib.sh with `env`; returns the exit status and stderr. */
+function libRun(body: string, env: Record<string, string>) {
+  return spawnSync('bash', ['-c', `set -euo pipefail; source "$1"; ${body}`, '_', LIB], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+}
+
+describe('guest/lib.sh: ll_phase', () => {
+  it('appends "<phase> <seconds>" to $LL_OUT/phases, now or at the time given', () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('ll_phase mount; ll_phase work 1700000000.250000', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(join(out, 'phases'), 'utf8').split('\n');
+    assert.match(lines[0] ?? '', /^mount [0-9]+\.[0-9]{6}$/);
+    assert.equal(lines[1], 'work 1700000000.250000');
+    assert.equal(lines[2], '', 'one line each, ending in a newline');
+  });
+
+  it("a locale's decimal comma becomes a point", () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('ll_phase start 1700000000,5', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(out, 'phases'), 'utf8'), 'start 1700000000.5\n');
+  });
+
+  it('starts no process (a process costs tens of milliseconds under TCG): it works with no PATH', () => {
+    const out = mkdtempSync(join(work, 'phase-'));
+    const r = libRun('PATH=/nonexistent; ll_phase mount; ll_phase end', { LL_OUT: out });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(out, 'phases'), 'utf8').split('\n').length, 3, 'both marks written');
+  });
+
+  it('does nothing outside a trial (no LL_OUT)', () => {
+    const r = libRun('unset LL_OUT; ll_phase mount; echo ok', {});
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'ok\n');
+  });
+});
+
+describe('guest/lib.sh: ll_phase never fails a trial', () => {
+  it('an output folder it cannot write to: no error, no message, the script goes on', () => {
+    const r = libRun('ll_phase mount; echo on', { LL_OUT: join(work, 'no-such-folder') });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'on\n');
+    assert.equal(r.stderr, '');
   });
 });

@@ -328,6 +328,7 @@ describe('seed claims in the report', () => {
         '002 dbench on',
         '003 a uid-65534',
         '003 tar czf',
+        '003 tar czf',
       ],
     );
   });

@@ -313,11 +313,16 @@ function runWithFio(
   fio: Record<string, unknown>,
   repetitions: unknown,
   scenarioRepetitions = {},
+  xfsProfile?: string,
 ): LoadedRun {
   const runDir = join(dir, name);
   writeRun(runDir);
   const manifestFile = join(runDir, 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  // The host's profile as the lab recorded it (the claims read the stack from there).
+  if (xfsProfile)
+    for (const h of manifest.lab.hosts as { name: string; profile: string }[])
+      if (h.name === 'xfs') h.profile = xfsProfile;
   manifest.lab.scenarios = { fio };
   manifest.lab.repetitions = repetitions;
   manifest.lab.scenarioRepetitions = scenarioRepetitions;
@@ -351,14 +356,26 @@ describe("parameters unlike the seed's, under each claim", () => {
     );
   });
 
-  it("a run at the seed's parameters lists none of them as unlike", async () => {
-    const run = runWithFio('at-seed', { size: '512M', runtime: 15, ramp: 2, iodepth: 32 }, 3);
+  it("a run at the seed's parameters on the seed's stack lists none of them as unlike", async () => {
+    const run = runWithFio('at-seed', { size: '512M', runtime: 15, ramp: 2, iodepth: 32 }, 3, {}, 'containerd-ext4');
     const { md } = await renderRun(run);
     assert.doesNotMatch(md, / {2}- unlike the seed:/);
     assert.match(
       md,
-      / {2}- as the seed: fio file size 512 MiB; fio runtime per job 15 s; fio ramp per job 2 s; fio iodepth 32; fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; repetitions 3 runs\n/,
+      / {2}- as the seed: storage stack ext4 root, containerd overlayfs snapshotter \(one virtio disk\); fio file size 512 MiB; fio runtime per job 15 s; fio ramp per job 2 s; fio iodepth 32; fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; repetitions 3 runs\n/,
     );
+  });
+
+  it("the seed's storage stack: a host on another profile is listed as unlike, with its profile", async () => {
+    const { md, html } = await renderRun(
+      runWithFio('xfs-stack', { size: '512M', runtime: 15, ramp: 2, iodepth: 32 }, 3),
+    );
+    const line =
+      'unlike the seed: storage stack — seed: ext4 root, containerd overlayfs snapshotter (one virtio disk); this run: host xfs: overlay2-xfs (data disk mkfs.xfs -n ftype=1, mounted at /var/lib/docker, overlay2) (seed 003 line 7: “ext4 root, containerd overlayfs snapshotter”)';
+    assert.ok(md.includes(`  - ${line}\n`), `report.md: ${line}`);
+    assert.ok(html.includes(`<li>${line}</li>`), `report.html: ${line}`);
+    // Only the stack: every settable parameter is the seed's.
+    assert.equal(md.match(/ {2}- unlike the seed:/g)?.length, 2, 'one stack line under each of the two fio claims');
   });
 
   it('a scenario run fewer times than the lab (scenarioRepetitions) states its own count, in the header and under its claim', async () => {

@@ -15,10 +15,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadLabDefinition } from '../../../lab/definition/load.ts';
 import { makePlan } from '../../../lab/plan/plan.ts';
+import type { Sample } from '../../../lab/record/samples.ts';
 import { type SeedFigure, type SeedSource, parameterLines } from '../../../lab/report/seed-facts.ts';
 import { BACKUP_SEED_FIGURES } from '../../../lab/scenarios/backup/seed.ts';
 import { DB_IMPORT_SEED_FIGURES } from '../../../lab/scenarios/db-import/seed.ts';
 import { DBENCH_SEED_FIGURES } from '../../../lab/scenarios/dbench/seed.ts';
+import { SEED_003_PROFILES } from '../../../lab/scenarios/fio/seed.ts';
 import { SCENARIOS } from '../../../lab/scenarios/index.ts';
 import { LIFECYCLE_SEED_FIGURES } from '../../../lab/scenarios/lifecycle/seed.ts';
 import type { Scenario } from '../../../lab/scenarios/types.ts';
@@ -26,9 +28,12 @@ import type { Scenario } from '../../../lab/scenarios/types.ts';
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const ARTICLES = process.env.LAYERLAB_SEED_ARTICLES ?? join(ROOT, '..', 'shared', 'seeds');
 
-/** Every claim's seed parameters, with the scenario they belong to. */
+/** Every claim's seed parameters, with the scenario they belong to (a list several claims share, once). */
 const RULES = Object.values(SCENARIOS).flatMap((s: Scenario<unknown>) =>
-  s.report.claims.filter((r) => r.seedParameters).map((r) => ({ scenario: s, parameters: r.seedParameters ?? [] })),
+  [...new Set(s.report.claims.map((r) => r.seedParameters).filter((p) => p !== undefined))].map((parameters) => ({
+    scenario: s,
+    parameters,
+  })),
 );
 
 /** Every figure a claim or table quotes, named. */
@@ -147,6 +152,47 @@ describe('parameterLines', () => {
   });
 });
 
+describe('parameterLines: stacks and measured values', () => {
+  const source = { seed: '003', line: 7, words: 'x' };
+  const hosts = [
+    { name: 'xfs', profile: 'overlay2-xfs' },
+    { name: 'dm', profile: 'devicemapper-lvm' },
+  ];
+  it("a stack is the seed's only when every judged host runs one of its profiles; drivers pick one side", () => {
+    const stack = (same: ('containerd-ext4' | 'overlay2-xfs')[], drivers?: string[]) => ({
+      label: 'stack',
+      seed: 'ext4',
+      run: { stack: { same, ...(drivers ? { drivers } : {}) } },
+      source,
+    });
+    const [all, xfsOnly, none, unrecorded] = [
+      parameterLines([stack(['containerd-ext4'])], {}, 3, { hosts }),
+      parameterLines([stack(['overlay2-xfs'], ['overlay2'])], {}, 3, { hosts }),
+      parameterLines([stack([], ['btrfs'])], {}, 3, { hosts }),
+      parameterLines([stack([])], {}, 3),
+    ].map(([l]) => l);
+    assert.match(all?.run ?? '', /^host xfs: overlay2-xfs \(data disk mkfs\.xfs[^)]*\); host dm: devicemapper-lvm \(/);
+    assert.equal(all?.same, false);
+    assert.match(xfsOnly?.run ?? '', /^host xfs: overlay2-xfs \([^;]*$/);
+    assert.equal(xfsOnly?.same, true, 'the only overlay2 host runs the seed profile');
+    assert.deepEqual([none?.run, none?.same], ['no host of driver btrfs', false]);
+    assert.deepEqual([unrecorded?.run, unrecorded?.same], ['not recorded', false]);
+  });
+
+  it("a measured value is the seed's when every value lies within the tolerance", () => {
+    const size = [{ label: 'dump', seed: '10M', run: { measured: { metric: 'dump_bytes', tolerance: 0.1 } }, source }];
+    const values = (...bytes: number[]) => bytes.map((value) => ({ metric: 'dump_bytes', value }) as unknown as Sample);
+    const [near, far, none] = [
+      parameterLines(size, {}, 3, { samples: values(10_000_000, 10_000_000) }),
+      parameterLines(size, {}, 3, { samples: values(10_000_000, 8_000_000) }),
+      parameterLines(size, {}, 3, { samples: [] }),
+    ].map(([l]) => l);
+    assert.deepEqual([near?.seed, near?.run, near?.same], ['10 MiB', '10,000,000 B as written', true]);
+    assert.deepEqual([far?.run, far?.same], ['8,000,000 B, 10,000,000 B as written', false]);
+    assert.deepEqual([none?.run, none?.same], ['not recorded', false]);
+  });
+});
+
 describe('the seed labs', () => {
   /** Parameters of `file` unlike the seeds' ("scenario: label"), repetitions and fixed properties aside. */
   async function unlikeTheSeeds(file: string): Promise<string[]> {
@@ -162,11 +208,15 @@ describe('the seed labs', () => {
     });
   }
 
-  it("labs/seeds.yaml runs every scenario at the seeds' own parameters, lifecycle on the large image; 150 and 130 trials", async () => {
+  it("labs/seeds.yaml runs every scenario at the seeds' own parameters, lifecycle on the large image, seed 003's stack on a host; 225 and 130 trials", async () => {
     assert.deepEqual(await unlikeTheSeeds('labs/seeds.yaml'), []);
     const seeds = await loadLabDefinition(join(ROOT, 'labs/seeds.yaml'));
     assert.equal(seeds.scenarios.lifecycle?.image, 'large', "seed 004's 1.6 GB image has a counterpart");
-    assert.equal(makePlan(seeds).trials.length, 150, 'dbench and db-import on three shared folders');
+    assert.ok(
+      seeds.hosts.some((h) => (SEED_003_PROFILES as readonly string[]).includes(h.profile)),
+      "a host on seed 003's stack (containerd-ext4)",
+    );
+    assert.equal(makePlan(seeds).trials.length, 225, 'dbench and db-import on three shared folders, three hosts');
     assert.equal(makePlan(await loadLabDefinition(join(ROOT, 'labs/seeds-tcg.yaml'))).trials.length, 130);
   });
 

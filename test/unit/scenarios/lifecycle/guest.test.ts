@@ -46,7 +46,7 @@ printf '28704768\\t%s\\n' "$FAKE_ROOT"`,
 fake('sleep', 'exit 0');
 
 /** Runs guest.sh for two containers; du fails its first `duFailures` calls. */
-function runGuest(duFailures: number) {
+function runGuest(duFailures: number, diskUse = '1') {
   const out = mkdtempSync(join(work, 'out-'));
   const result = spawnSync('bash', [GUEST], {
     encoding: 'utf8',
@@ -65,10 +65,17 @@ function runGuest(duFailures: number) {
       LL_P_CONTAINERS: '2',
       LL_P_CHURN_CONTAINERS: '0',
       LL_P_IMAGE: 'small',
+      LL_P_DISK_USE: diskUse,
     },
   });
   const tsv = readFileSync(join(out, 'lifecycle.tsv'), 'utf8').trim().split('\n');
-  return { status: result.status, stderr: result.stderr, rows: tsv.slice(1).map((line) => line.split('\t')) };
+  return {
+    status: result.status,
+    stderr: result.stderr,
+    header: tsv[0] ?? '',
+    rows: tsv.slice(1).map((line) => line.split('\t')),
+    duCalls: Number(readFileSync(join(out, 'du-count'), { encoding: 'utf8', flag: 'a+' }) || 0),
+  };
 }
 
 describe('lifecycle guest.sh: disk use between phases', () => {
@@ -91,5 +98,22 @@ describe('lifecycle guest.sh: disk use between phases', () => {
     assert.notEqual(status, 0, 'the trial fails');
     assert.match(stderr, /du of the data root .* failed 5 times, the last: du: fts_read failed/);
     assert.deepEqual(rows, [], 'nothing measured, nothing written');
+  });
+});
+
+describe('lifecycle guest.sh: diskUse: false', () => {
+  it('times the four phases without measuring the disk: no du, no disk columns, no start row', () => {
+    const { status, stderr, header, rows, duCalls } = runGuest(0, '0');
+    assert.equal(status, 0, stderr);
+    assert.equal(header, 'phase\tcontainers\tseconds', 'the header names no disk column');
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      ['run', 'inspect', 'stop', 'rm'],
+    );
+    assert.ok(
+      rows.every((r) => r.length === 3 && Number(r[2]) >= 0),
+      `phase, containers and seconds only: ${JSON.stringify(rows)}`,
+    );
+    assert.equal(duCalls, 0, 'du never ran');
   });
 });
