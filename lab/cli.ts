@@ -5,7 +5,12 @@ import { allCommand } from './commands/all.js';
 import { type CompareOptions, compareCommand } from './commands/compare-runs.js';
 import { doctorCommand } from './commands/doctor.js';
 import { downCommand } from './commands/down.js';
-import { historyAcceptCommand, historyCommand } from './commands/history.js';
+import {
+  type HistoryPlotOptions,
+  historyAcceptCommand,
+  historyCommand,
+  historyPlotCommand,
+} from './commands/history.js';
 import { parseCommand } from './commands/parse.js';
 import { REPORT_FORMAT_HELP, reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -19,6 +24,45 @@ import { InfraError, UserError, errorMessage } from './errors.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { releaseAllLocks } from './util/lock.js';
 import { printable } from './util/safe-text.js';
+
+/**
+ * How each command is used, at the end of its `--help` (schema and history
+ * plot write their own, with more to say). test/unit/cli.test.ts checks that
+ * every command has one.
+ */
+const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  validate: ['layerlab validate labs/quick.yaml', 'layerlab validate --target aws labs/aws-nightly.yaml'],
+  doctor: ['layerlab doctor --for lab', 'sudo layerlab doctor --install --for tests'],
+  up: ['layerlab up --lab labs/quick.yaml', 'layerlab up --lab my-lab.yaml --inventory hosts.yaml'],
+  run: ['layerlab run --lab labs/quick.yaml', 'layerlab run --lab labs/quick.yaml --resume 20261130-101500-quick-1a2b'],
+  report: ['layerlab report', 'layerlab report 20261130-101500-quick-1a2b --format markdown,html,csv,json'],
+  history: ['layerlab history --lab nightly'],
+  'history accept': ['layerlab history accept 20261201-020100-nightly-0001'],
+  compare: [
+    'layerlab compare results/20261130-101500-quick-1a2b results/20261201-101500-quick-3c4d',
+    'layerlab compare --baseline nights:3 --threshold 5% --lab nightly',
+  ],
+  down: ['layerlab down --lab labs/quick.yaml', 'layerlab down --name quick'],
+  all: ['layerlab all --lab labs/quick.yaml', 'layerlab all --lab labs/aws-nightly.yaml --target aws --keep'],
+  selftest: ['layerlab selftest --lab labs/quick.yaml'],
+  sweep: ['layerlab sweep --dry-run', 'layerlab sweep --cloud --region eu-central-1'],
+  parse: ['layerlab parse fio results/20261130-101500-quick-1a2b/trials/r1-xfs-fio-volume/fio.json'],
+};
+
+/** Adds each command's examples (EXAMPLES, by "command subcommand") to its help, subcommands included. */
+function addExamples(command: Command, path: string[] = []): void {
+  for (const sub of command.commands) {
+    const name = [...path, sub.name()];
+    const lines = EXAMPLES[name.join(' ')];
+    if (lines) {
+      sub.addHelpText(
+        'after',
+        ['', lines.length > 1 ? 'Examples:' : 'Example:', ...lines.map((l) => `  ${l}`)].join('\n'),
+      );
+    }
+    addExamples(sub, name);
+  }
+}
 
 /** Where the hosts come from; the lab definition's target.kind unless overridden. */
 function targetOptions(command: Command): Command {
@@ -112,6 +156,7 @@ function registerHistory(program: Command): void {
     .command('history')
     .description('list the runs recorded in results/history.sqlite')
     .option('--lab <name>', 'only runs of this lab')
+    .enablePositionalOptions()
     .action(historyCommand);
   history
     .command('accept')
@@ -120,6 +165,31 @@ function registerHistory(program: Command): void {
     .action((run: string) => {
       historyAcceptCommand(run);
     });
+  history
+    .command('plot')
+    .description('draw each headline cell over the nights (trends.html, with trends.csv and trends.json beside it)')
+    .option('--lab <name>', 'only this lab (default: every lab in the history)')
+    .option('--cell <part>', 'only cells whose name contains this, e.g. xfs/volume (repeatable)', collect, [])
+    .option('--last <n>', 'only the last n nights of each lab')
+    .option('--out <dir>', 'where to write the three files (default: results/trends)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Example:',
+        '  layerlab history plot --lab nightly --last 30 --cell xfs/volume --out results/trends',
+        '',
+        'A cell is named scenario/host/mount/series/metric (fio/xfs/volume/randread/read/bw).',
+      ].join('\n'),
+    )
+    .action((opts: HistoryPlotOptions) => {
+      historyPlotCommand(opts);
+    });
+}
+
+/** A repeatable option's values, in order. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function registerCompare(program: Command): void {
@@ -228,8 +298,11 @@ export function buildProgram(): Command {
     .description('Repeatable, honest Docker storage benchmarks')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
+    // Options belong to the command they follow (`history plot --lab x` is plot's --lab, not history's).
+    .enablePositionalOptions()
     .exitOverride();
   for (const register of COMMANDS) register(program);
+  addExamples(program);
   return program;
 }
 

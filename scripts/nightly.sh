@@ -120,6 +120,11 @@ failed() {
   [ "$status" -ne 0 ] || status="$1"
 }
 
+# The lab's name, from its definition's top-level name: key.
+lab_name() {
+  sed -n 's/^name:[[:space:]]*["'"'"']\{0,1\}\([a-z0-9-]*\).*/\1/p' "$lab" | head -n 1
+}
+
 # The comparison first (it is what a reader of a failed night looks for), then the report.
 # A night that measured nothing (up or run failed) still says so, and shows
 # what the last measured night flagged: a regression stays in sight.
@@ -127,7 +132,7 @@ write_failure_summary() {
   [ -n "$summary" ] || return 0
   "$dry_run" && { echo "+ (append the failure and the last night's flagged cells to $summary)" >&2 && return 0; }
   local name
-  name="$(sed -n 's/^name:[[:space:]]*["'"'"']\{0,1\}\([a-z0-9-]*\).*/\1/p' "$lab" | head -n 1)"
+  name="$(lab_name)"
   {
     printf '# layerlab nightly: nothing measured tonight (%s failed, exit %s)\n\n' "$failed_step" "$status"
     printf 'The log of the step says why. The last measured night, as it was judged:\n\n'
@@ -165,6 +170,8 @@ write_summary() {
       cat "$part" >> "$summary"
     fi
   done
+  local trends="$results/nightly/${run_dir##*/}/trends/trends.html"
+  [ ! -f "$trends" ] || printf '\nEach cell over the nights: %s (in the results artifact; trends.csv and trends.json beside it)\n' "$trends" >> "$summary"
 }
 
 teardown() {
@@ -233,6 +240,13 @@ if step layerlab up "${target_args[@]}" --lab "$lab"; then
       1) echo "nightly: regressions against the baseline (see $out/compare.md)" >&2 && failed 1 ;;
       *) failed "$rc" ;;
     esac
+    # Every cell over the nights, tonight's verdict included (after compare: it records the verdict).
+    # A picture that cannot be drawn (a lab that compares no metric) does not fail the night.
+    plot_lab=()
+    name="$(lab_name)"
+    [ -z "$name" ] || plot_lab=(--lab "$name")
+    step layerlab history plot "${plot_lab[@]}" --out "$out/trends" > /dev/null ||
+      echo "nightly: no trend page tonight (layerlab history plot failed; the night's verdict stands)" >&2
   fi
 else
   failed "$?"

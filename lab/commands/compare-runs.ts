@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { parseBaselineRef, resolveBaseline } from '../history/baseline.js';
-import { benchmarkEntries } from '../history/benchmark-export.js';
+import { benchmarkEntries, cellName } from '../history/benchmark-export.js';
 import { type RunDelta, compareSamples, deltasJson, deltasMarkdown } from '../history/compare.js';
 import { keyChanges, parseKey } from '../history/comparison-key.js';
 import { History, type HistoryRun } from '../history/history.js';
@@ -107,14 +107,18 @@ export interface CompareOutcome {
   exitCode: number;
   /** Markdown or JSON, for stdout. */
   output: string;
+  /** The cells that regressed (names as cellName). */
+  regressedCells?: string[];
 }
 
 function judged(sides: Sides, threshold: number, opts: CompareOptions): CompareOutcome {
   const deltas = compareSamples(sides.baseline, sides.now, { threshold });
   if (opts.benchmarkDir) writeBenchmark(opts.benchmarkDir, sides.now, sides.names.now);
+  const regressed = deltas.filter((d) => d.kind === 'regression');
   return {
-    exitCode: deltas.some((d) => d.kind === 'regression') ? REGRESSION_EXIT : 0,
+    exitCode: regressed.length ? REGRESSION_EXIT : 0,
     output: render(sides, deltas, threshold, opts.json),
+    regressedCells: regressed.map((d) => cellName({ ...d, metric: d.metric.name })),
   };
 }
 
@@ -164,7 +168,7 @@ export function compareCommand(refs: readonly string[], opts: CompareOptions): C
       envChanges: [...new Set(baseline.runs.flatMap((r) => keyChanges(parseKey(r.env_key), parseKey(now.env_key))))],
     };
     const outcome = judged(sides, threshold, opts);
-    if (rolling) history.judged(now.run_id, outcome.exitCode === REGRESSION_EXIT);
+    if (rolling) history.judged(now.run_id, outcome.exitCode === REGRESSION_EXIT, outcome.regressedCells);
     return outcome;
   } finally {
     history.close();

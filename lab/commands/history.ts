@@ -1,8 +1,11 @@
-import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { History, type HistoryRun } from '../history/history.js';
+import { buildTrends } from '../history/trends.js';
 import { resultsRoot } from '../paths.js';
+import { renderTrendHtml } from '../report/trend-html.js';
+import { trendCsv, trendJson } from '../report/trend-model.js';
 import { visible } from '../util/safe-text.js';
 import { checkCliName, checkRunRef } from './context.js';
 
@@ -61,4 +64,65 @@ export function historyAcceptCommand(ref: string, now: Date = new Date()): strin
   } finally {
     history.close();
   }
+}
+
+export interface HistoryPlotOptions {
+  lab?: string;
+  /** Parts of cell names (scenario/host/mount/series/metric); a cell that contains any is drawn. */
+  cell?: string[];
+  /** Only the last N nights of each lab. */
+  last?: string;
+  /** Folder for trends.html, trends.csv and trends.json (default: <results>/trends). */
+  out?: string;
+}
+
+const LAST_RE = /^[1-9][0-9]{0,3}$/;
+
+/**
+ * `layerlab history plot`: each headline cell over the nights in
+ * results/history.sqlite, as a page of small multiples (trends.html) and the
+ * same numbers as trends.csv and trends.json. Bad options are refused
+ * (exit 2) before the history is opened; so is a history with nothing to draw.
+ * Returns the paths written.
+ */
+export function historyPlotCommand(opts: HistoryPlotOptions): string[] {
+  if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
+  for (const c of opts.cell ?? [])
+    if (!c.trim()) throw new UserError('--cell: expected part of a cell name, like xfs/volume or randread; got ""');
+  if (opts.last !== undefined && !LAST_RE.test(opts.last))
+    throw new UserError(`--last: expected a number of nights from 1 to 9999; got ${JSON.stringify(opts.last)}`);
+  if (opts.out !== undefined && !opts.out.trim()) throw new UserError('--out: expected a folder; got ""');
+  const path = join(resultsRoot(), 'history.sqlite');
+  if (!existsSync(path)) {
+    throw new UserError(
+      `history plot: no history at ${path}: nothing to plot (runs are recorded there when reported; set LAYERLAB_RESULTS to the folder that holds it)`,
+    );
+  }
+  const history = new History(path);
+  let model: ReturnType<typeof buildTrends>;
+  try {
+    model = buildTrends(history, {
+      lab: opts.lab,
+      cells: opts.cell,
+      last: opts.last === undefined ? undefined : Number(opts.last),
+    });
+  } finally {
+    history.close();
+  }
+  const out = resolve(opts.out ?? join(resultsRoot(), 'trends'));
+  mkdirSync(out, { recursive: true });
+  const files: [string, string][] = [
+    ['trends.html', renderTrendHtml(model)],
+    ['trends.csv', trendCsv(model)],
+    ['trends.json', trendJson(model)],
+  ];
+  const written = files.map(([name, text]) => {
+    const file = join(out, name);
+    writeFileSync(file, text);
+    return file;
+  });
+  const panels = model.labs.reduce((sum, l) => sum + l.panels.length, 0);
+  const nights = model.labs.reduce((sum, l) => sum + l.nights.length, 0);
+  process.stdout.write(`${panels} cell(s) over ${nights} night(s):\n${written.map((f) => `${visible(f)}\n`).join('')}`);
+  return written;
 }

@@ -1,5 +1,6 @@
 import { runsNeeded, smallestP } from '../analyze/rank-test.js';
 import { ALPHA, pValue } from '../analyze/verdict.js';
+import { PROFILES } from '../catalog.js';
 import { loadLabDefinition } from '../definition/load.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { type Plan, makePlan } from '../plan/plan.js';
@@ -77,19 +78,77 @@ export function repetitionsWarning(lab: LabDefinition): string | undefined {
   );
 }
 
+/**
+ * Why the time budget (repetitions.budgetMinutes) cannot hold the minimum
+ * repetitions, or undefined when it can: the stop rule ends a run at the
+ * budget, so a budget shorter than `min` repetitions' trials leaves cells
+ * below the n the lab asked for. Judged from the timed work (what no
+ * accelerator shortens: it cannot fit) and, on the local target, from the
+ * calibrated estimate without KVM (it may not fit).
+ */
+export function budgetWarning(lab: LabDefinition, plan: Plan): string | undefined {
+  const budget = lab.repetitions.budgetMinutes;
+  if (budget === undefined) return undefined;
+  const min = lab.repetitions.min;
+  const { expected, timed } = planSeconds(lab, { ...plan, trials: plan.trials.filter((t) => t.rep <= min) });
+  const start = `repetitions.budgetMinutes ${budget}`;
+  if (timed > budget * 60) {
+    return `${start} cannot fit the minimum repetitions (${min}): their timed work alone takes ${hours(timed)}, which no machine shortens; the run would stop with cells below ${min} runs. Raise budgetMinutes above ${Math.ceil(timed / 60)}, or lower repetitions.min or the scenarios' runtimes`;
+  }
+  if (lab.target.kind === 'local' && expected > budget * 60) {
+    return `${start} may not fit the minimum repetitions (${min}): they take about ${hours(expected)} on a 2-core machine without KVM (${hours(timed)} of timed work with it); without KVM the run would stop with cells below ${min} runs`;
+  }
+  return undefined;
+}
+
+/**
+ * Pairs of hosts that differ in more than the storage profile (the one
+ * dimension a lab compares; it brings its engine and, for Flatcar, its
+ * image): in the Debian release (and with it the engine's version) or, on
+ * the local target where layerlab sizes the VMs, in CPUs, memory or disk.
+ * A difference between such hosts cannot be put on the storage alone.
+ */
+export function hostDifferenceWarnings(lab: LabDefinition): string[] {
+  const local = lab.target.kind === 'local';
+  const dimensions = (a: LabDefinition['hosts'][number], b: LabDefinition['hosts'][number]) => {
+    const debian = PROFILES[a.profile].image === 'debian' && PROFILES[b.profile].image === 'debian';
+    const all: [string, string | number, string | number, boolean][] = [
+      ['profile', a.profile, b.profile, true],
+      ['os', a.os, b.os, debian],
+      ['cpus', a.cpus, b.cpus, local],
+      ['memoryMiB', a.memoryMiB, b.memoryMiB, local],
+      ['diskGiB', a.diskGiB, b.diskGiB, local],
+    ];
+    return all.filter(([, va, vb, counted]) => counted && va !== vb);
+  };
+  const warnings: string[] = [];
+  lab.hosts.forEach((a, i) => {
+    for (const b of lab.hosts.slice(i + 1)) {
+      const differ = dimensions(a, b);
+      if (differ.length < 2) continue;
+      warnings.push(
+        `hosts ${a.name} and ${b.name} differ in ${differ.length} dimensions (${differ.map(([dim, va, vb]) => `${dim} ${va} vs ${vb}`).join(', ')}), not only in the storage profile: a difference between them cannot be put on the storage alone; make them alike in everything but the profile`,
+      );
+    }
+  });
+  return warnings;
+}
+
 /** `layerlab validate <file>`: checks a lab definition and plans it; starts nothing. */
 export async function validateCommand(file: string, opts: { target?: string } = {}): Promise<void> {
   const lab = await loadLabDefinition(file, { target: opts.target });
   const plan = makePlan(lab);
   const { expected, timed } = planSeconds(lab, plan);
   const budget = lab.repetitions.budgetMinutes;
-  const repetitions = repetitionsWarning(lab);
+  const warnings = [repetitionsWarning(lab), budgetWarning(lab, plan), ...hostDifferenceWarnings(lab)].filter(
+    (w): w is string => w !== undefined,
+  );
   process.stdout.write(
     `ok: ${file}: lab ${lab.name}, ${lab.hosts.length} host(s), ${plan.trials.length} trials (${plan.mode})\n` +
       `  trials' expected time: ${hours(expected)} on a 2-core machine without KVM (as calibrated); ` +
       `with KVM between ${hours(timed)} (the timed work alone, which no accelerator shortens) and that. ` +
       'Not counted: up (boot, prepare) and down.\n' +
-      (repetitions ? `  warning: ${repetitions}\n` : '') +
+      warnings.map((w) => `  warning: ${w}\n`).join('') +
       (lab.target.kind === 'aws'
         ? cloudLines(lab, budget !== undefined ? budget / 60 : timed / 3600, budget !== undefined)
         : ''),

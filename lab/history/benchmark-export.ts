@@ -17,6 +17,11 @@ export interface BenchmarkEntry {
   extra: string;
 }
 
+/** A cell's name, "scenario/host/mount/series/metric": benchmark entries, flagged cells and trend panels use it. */
+export function cellName(c: { scenario: string; host: string; mount: string; series: string; metric: string }): string {
+  return [c.scenario, c.host, c.mount, c.series, c.metric].filter(Boolean).join('/');
+}
+
 /**
  * A run's headline metrics as two github-action-benchmark files, one per
  * direction (the tool takes one direction per file): each cell's median
@@ -36,7 +41,7 @@ export function benchmarkEntries(
     const st = describe(values);
     const round = (x: number) => Number(x.toPrecision(6));
     const entry: BenchmarkEntry = {
-      name: [sample.scenario, sample.host, sample.mount, seriesOf(sample), sample.metric].filter(Boolean).join('/'),
+      name: cellName({ ...sample, series: seriesOf(sample) }),
       unit: metric.unit,
       value: round(st.median),
       range: `± ${round((st.max - st.min) / 2)}`,

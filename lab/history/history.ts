@@ -41,16 +41,18 @@ export class History {
     };
     const hosts = Object.fromEntries(recordedLab(run).hosts.map((h) => [h.name, h.profile] as const));
     const insertRun = this.db.prepare(
-      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios, env_key, regressed, accepted_at)
-       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios, @env_key, @regressed, @accepted_at)`,
+      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios, env_key, regressed, accepted_at, regressed_cells)
+       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios, @env_key, @regressed, @accepted_at, @regressed_cells)`,
     );
     const insertSample = this.db.prepare(
       `INSERT INTO samples (run_id, host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Re-reporting a run keeps what was said about it (its verdict, its acceptance).
-    const kept = this.db.prepare('SELECT regressed, accepted_at FROM runs WHERE run_id = ?').get(m.runId) as
-      | { regressed: number | null; accepted_at: string | null }
+    const kept = this.db
+      .prepare('SELECT regressed, accepted_at, regressed_cells FROM runs WHERE run_id = ?')
+      .get(m.runId) as
+      | { regressed: number | null; accepted_at: string | null; regressed_cells: string | null }
       | undefined;
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM samples WHERE run_id = ?').run(m.runId);
@@ -71,6 +73,7 @@ export class History {
         env_key: JSON.stringify(comparisonKey(run)),
         regressed: kept?.regressed ?? null,
         accepted_at: kept?.accepted_at ?? null,
+        regressed_cells: kept?.regressed_cells ?? null,
       });
       for (const s of run.samples) {
         const labels = Object.fromEntries(scenarioLabels(s));
@@ -124,9 +127,15 @@ export class History {
       .reverse();
   }
 
-  /** Records a nightly comparison's verdict: a flagged run is left out of later baselines. */
-  judged(runId: string, regressed: boolean): void {
-    this.db.prepare('UPDATE runs SET regressed = ? WHERE run_id = ?').run(regressed ? 1 : 0, runId);
+  /**
+   * Records a nightly comparison's verdict: a flagged run is left out of
+   * later baselines; the cells it flagged (names as cellName) are kept for
+   * the trend page.
+   */
+  judged(runId: string, regressed: boolean, cells: readonly string[] = []): void {
+    this.db
+      .prepare('UPDATE runs SET regressed = ?, regressed_cells = ? WHERE run_id = ?')
+      .run(regressed ? 1 : 0, JSON.stringify([...cells].sort()), runId);
   }
 
   /** Marks a run as the deliberate new baseline (`layerlab history accept`). */
@@ -223,5 +232,7 @@ export interface HistoryRun {
   regressed: number | null;
   /** When a person accepted it as the new baseline (ISO time), or null. */
   accepted_at: string | null;
+  /** JSON array of the cells its nightly comparison flagged (null: not judged, or judged before history version 4). */
+  regressed_cells: string | null;
   samples: number;
 }

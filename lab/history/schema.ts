@@ -13,10 +13,14 @@ import { UserError } from '../errors.js';
  *   of their nightly comparison (`regressed`: 1 flagged, 0 not, NULL not
  *   judged) and when a person accepted them as the new baseline
  *   (`accepted_at`). Migrated runs have none of the three: unknown.
+ * - 4: runs also record which cells their nightly comparison flagged
+ *   (`regressed_cells`: JSON array of scenario/host/mount/series/metric), so
+ *   a trend marks the cells that regressed, not every cell of a flagged
+ *   night. Migrated runs: NULL (unknown).
  */
-export const HISTORY_VERSION = 3;
+export const HISTORY_VERSION = 4;
 
-const CREATE_V3 = `
+const CREATE_V4 = `
   CREATE TABLE runs (
     run_id TEXT PRIMARY KEY,
     lab TEXT NOT NULL,
@@ -32,7 +36,8 @@ const CREATE_V3 = `
     scenarios TEXT,
     env_key TEXT,
     regressed INTEGER,
-    accepted_at TEXT
+    accepted_at TEXT,
+    regressed_cells TEXT
   );
   CREATE TABLE samples (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -63,6 +68,11 @@ const MIGRATE_2_TO_3 = `
   ALTER TABLE runs ADD COLUMN accepted_at TEXT;
 `;
 
+/** Version 3 → 4: one column, unknown (NULL) for the runs already there. */
+const MIGRATE_3_TO_4 = `
+  ALTER TABLE runs ADD COLUMN regressed_cells TEXT;
+`;
+
 function hasTable(db: Database.Database, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
@@ -82,9 +92,10 @@ export function migrate(db: Database.Database, path: string): void {
   }
   if (version === HISTORY_VERSION) return;
   db.transaction(() => {
-    if (version === 0) db.exec(CREATE_V3);
+    if (version === 0) db.exec(CREATE_V4);
     if (version === 1) db.exec(MIGRATE_1_TO_2);
-    if (version === 1 || version === 2) db.exec(MIGRATE_2_TO_3);
+    if (version >= 1 && version <= 2) db.exec(MIGRATE_2_TO_3);
+    if (version >= 1 && version <= 3) db.exec(MIGRATE_3_TO_4);
     db.pragma(`user_version = ${HISTORY_VERSION}`);
   })();
 }

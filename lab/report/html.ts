@@ -67,7 +67,8 @@ async function sectionHtml(section: Section): Promise<string> {
   return [heading, ...blocks].join('\n');
 }
 
-const STYLE = `
+/** The page style every layerlab HTML page shares (report.html, the trend page). */
+export const PAGE_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#222}
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}h3{margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -81,7 +82,7 @@ export async function renderHtml(report: Report): Promise<string> {
   for (const section of report.sections) sections.push(await sectionHtml(section));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${htmlText(report.title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}${MATRIX_STYLE}</style></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>${PAGE_STYLE}${MATRIX_STYLE}</style></head>
 <body>
 ${sections.join('\n')}
 </body></html>

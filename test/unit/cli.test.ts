@@ -194,3 +194,30 @@ describe('CLI', () => {
     assert.ok(!existsSync(join(work, 'results')), 'no results folder was created');
   });
 });
+
+describe('every command’s --help ends with an example (issue 37 item 5)', () => {
+  it('each command and subcommand, as `layerlab <command> --help` prints it', async () => {
+    const { buildProgram } = await import('../../lab/cli.ts');
+    type Cmd = ReturnType<typeof buildProgram>;
+    const missing: string[] = [];
+    let checked = 0;
+    const walk = (command: Cmd, path: string[]) => {
+      for (const sub of command.commands as Cmd[]) {
+        const name = [...path, sub.name()].join(' ');
+        let help = '';
+        const add = (s: string) => {
+          help += s;
+        };
+        sub.configureOutput({ writeOut: add, writeErr: add });
+        sub.outputHelp();
+        checked++;
+        const examples = help.slice(help.search(/\nExamples?:\n/) + 1);
+        if (!/^Examples?:\n/.test(examples) || !examples.includes(`\n  layerlab ${name} `)) missing.push(name);
+        walk(sub, [...path, sub.name()]);
+      }
+    };
+    walk(buildProgram(), []);
+    assert.ok(checked >= 15, `every command walked: ${checked}`);
+    assert.deepEqual(missing, [], 'commands whose --help has no "Example:" running that command');
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mannWhitneyU, rankSumP, shiftEstimate, smallestP, uDistribution } from '../../../lab/analyze/rank-test.ts';
-import { describe as describeCell, quantile } from '../../../lab/analyze/stats.ts';
+import { describe as describeCell, medianInterval, quantile } from '../../../lab/analyze/stats.ts';
 import {
   MIN_RUNS,
   benjaminiHochberg,
@@ -26,6 +26,17 @@ describe('descriptive statistics', () => {
     assert.deepEqual(describeCell([3, 1, 2]), { n: 3, median: 2, min: 1, max: 3, q1: 1.5, q3: 2.5 });
     assert.deepEqual(describeCell([5, 5, 5, 5]), { n: 4, median: 5, min: 5, max: 5, q1: 5, q3: 5 });
     assert.deepEqual(describeCell([42]), { n: 1, median: 42, min: 42, max: 42, q1: 42, q3: 42 });
+  });
+
+  it("a median's interval: order statistics with their exact coverage, min–max below n = 6", () => {
+    const ranks = (n: number) => Array.from({ length: n }, (_, i) => n - i);
+    assert.deepEqual(medianInterval(ranks(5)), { lo: 1, hi: 5, level: 0.9375 });
+    assert.deepEqual(medianInterval(ranks(6)), { lo: 1, hi: 6, level: 0.96875 });
+    // n = 20: the textbook 6th and 15th values (95.9%).
+    const twenty = medianInterval(ranks(20));
+    assert.deepEqual([twenty.lo, twenty.hi], [6, 15]);
+    close(twenty.level, 0.9586105346679688);
+    assert.deepEqual(medianInterval([7]), { lo: 7, hi: 7, level: 0 });
   });
 });
 

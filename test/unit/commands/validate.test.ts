@@ -14,8 +14,14 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runsNeeded, smallestP } from '../../../lab/analyze/rank-test.ts';
 import { ALPHA, pValue } from '../../../lab/analyze/verdict.ts';
-import { repetitionsWarning } from '../../../lab/commands/validate.ts';
+import {
+  budgetWarning,
+  hostDifferenceWarnings,
+  planSeconds,
+  repetitionsWarning,
+} from '../../../lab/commands/validate.ts';
 import { parseLabDefinition } from '../../../lab/definition/load.ts';
+import { makePlan } from '../../../lab/plan/plan.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'layerlab.js');
@@ -193,5 +199,46 @@ describe('finding 13: YAML that is not a lab definition', () => {
     const r = validateText('comments.yaml', '# nothing here yet\n');
     assert.equal(r.status, 2, r.err);
     assert.match(r.err, /comments\.yaml: the file is empty/);
+  });
+});
+
+describe('layerlab validate, issue 37 item 5: a budget too small, hosts that differ in more than the profile', () => {
+  const QUICK = readFileSync(join(ROOT, 'labs', 'quick.yaml'), 'utf8');
+  const lab = (text: string) => parseLabDefinition(text, join(work, 'x.yaml'));
+  const withReps = (reps: string) => QUICK.replace(/^repetitions: 5$/m, `repetitions: ${reps}`);
+
+  it('a budget below the minimum repetitions’ timed work cannot fit them, and says by how much', () => {
+    const text = withReps('{ min: 5, max: 8, budgetMinutes: 1 }');
+    const def = lab(text);
+    const warning = budgetWarning(def, makePlan(def));
+    assert.match(
+      warning ?? '',
+      /^repetitions\.budgetMinutes 1 cannot fit the minimum repetitions \(5\): their timed work alone takes \d+ min, which no machine shortens; .*Raise budgetMinutes above \d+/,
+    );
+    const file = join(work, 'budget.yaml');
+    writeFileSync(file, text);
+    const r = validate(file);
+    assert.equal(r.status, 0, r.err);
+    assert.match(r.out, /warning: repetitions\.budgetMinutes 1 cannot fit/);
+  });
+
+  it('a budget that fits says nothing; one the TCG estimate exceeds may not fit', () => {
+    const roomy = lab(withReps('{ min: 5, max: 8, budgetMinutes: 10000 }'));
+    assert.equal(budgetWarning(roomy, makePlan(roomy)), undefined);
+    const plan = makePlan(lab(withReps('{ min: 5, max: 8, budgetMinutes: 1 }')));
+    const { expected, timed } = planSeconds(roomy, { ...plan, trials: plan.trials.filter((t) => t.rep <= 5) });
+    const between = lab(withReps(`{ min: 5, max: 8, budgetMinutes: ${Math.ceil((timed + expected) / 2 / 60)} }`));
+    assert.match(budgetWarning(between, makePlan(between)) ?? '', /may not fit the minimum repetitions \(5\)/);
+  });
+
+  it('hosts that differ in the profile and the VM size are warned; the profile alone is not', () => {
+    assert.deepEqual(hostDifferenceWarnings(lab(QUICK)), []);
+    const bigger = lab(QUICK.replace(/(profile: devicemapper-lvm\n\s+cpus:) 2/, '$1 4'));
+    assert.deepEqual(hostDifferenceWarnings(bigger), [
+      'hosts xfs and dm differ in 2 dimensions (profile overlay2-xfs vs devicemapper-lvm, cpus 2 vs 4), not only in the storage profile: a difference between them cannot be put on the storage alone; make them alike in everything but the profile',
+    ]);
+    const file = join(work, 'bigger.yaml');
+    writeFileSync(file, QUICK.replace(/(profile: devicemapper-lvm\n\s+cpus:) 2/, '$1 4'));
+    assert.match(validate(file).out, /warning: hosts xfs and dm differ in 2 dimensions/);
   });
 });

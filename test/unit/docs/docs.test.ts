@@ -56,20 +56,29 @@ function longFlags(command: Command): string[] {
 }
 
 function cliSpec(program: Command = buildProgram()): CliSpec {
-  const commands = new Map(program.commands.map((c) => [c.name(), new Set(longFlags(c))]));
+  // Subcommands under "command subcommand" (`history plot`), with their own flags.
+  const commands = new Map(
+    program.commands.flatMap((c) => [
+      [c.name(), new Set(longFlags(c))] as const,
+      ...c.commands.map((sub) => [`${c.name()} ${sub.name()}`, new Set(longFlags(sub))] as const),
+    ]),
+  );
   return { commands, global: new Set(['--help', ...longFlags(program)]) };
 }
 
 /** One `layerlab <command> …` found in a page: the command and the flags it names. */
 interface CommandLine {
   command: string;
+  /** The word after the command: its subcommand, when it has one of that name. */
+  word?: string;
   flags: string[];
   text: string;
 }
 
 const FLAG = /(?<![\w-])--[a-z][a-z0-9-]*/g;
 /** `layerlab <word>` (also `npx layerlab`, `bin/layerlab.js`), not `layerlab:lab` or `layerlab-vm`. */
-const INVOCATION = /(?:^|[\s(])(?:npx\s+)?(?:bin\/)?layerlab(?:\.js)?[ \t\n]+([a-z][a-z-]*)/;
+const INVOCATION =
+  /(?:^|[\s(])(?:npx\s+)?(?:bin\/)?layerlab(?:\.js)?[ \t\n]+([a-z][a-z-]*)(?:[ \t]+([a-z][a-z-]*)(?![\w./-]))?/;
 
 function flagsOf(text: string): string[] {
   return [...text.matchAll(FLAG)].map((m) => m[0]);
@@ -85,7 +94,7 @@ function invocationAt(line: string): CommandLine | undefined {
       // A command substitution is another program's: `--ssh-cidr "$(curl -fsS …)/32"`.
       .replace(/\$\([^)]*\)/g, '')
       .split(/\s#|&&|\|\||[;|]/)[0] ?? '';
-  return { command: m[1], flags: flagsOf(rest), text: line.trim() };
+  return { command: m[1], word: m[2], flags: flagsOf(rest), text: line.trim() };
 }
 
 /** Splits markdown into fenced code blocks and the prose between them. */
@@ -132,7 +141,9 @@ function layerlabCommandLines(markdown: string): CommandLine[] {
 
 function unknownCliNames(markdown: string, spec: CliSpec): string[] {
   const problems: string[] = [];
-  for (const line of layerlabCommandLines(markdown)) {
+  for (const found of layerlabCommandLines(markdown)) {
+    const sub = `${found.command} ${found.word}`;
+    const line = found.word && spec.commands.has(sub) ? { ...found, command: sub } : found;
     const known = spec.commands.get(line.command);
     if (!known) {
       problems.push(`no command "${line.command}" in: ${line.text}`);
@@ -369,7 +380,9 @@ describe('docs name only what exists', () => {
   });
 
   it('finds the CLI table: every command has a row in README.md', () => {
-    const named = new Set(layerlabCommandLines(readFileSync(README, 'utf8')).map((l) => l.command));
+    const named = new Set(
+      layerlabCommandLines(readFileSync(README, 'utf8')).flatMap((l) => [l.command, `${l.command} ${l.word}`]),
+    );
     assert.deepEqual(
       [...spec.commands.keys()].filter((c) => c !== 'help' && !named.has(c)),
       [],
@@ -423,9 +436,11 @@ describe('each docs check can fail', () => {
       'layerlab frobnicate',
       '```',
       '| `layerlab all --lab <file>` | `--kept` leaves it up |',
+      'Then `layerlab history plot --colour red --last 3`.',
     ].join('\n');
     const problems = unknownCliNames(page, spec);
-    assert.equal(problems.length, 4, problems.join('\n'));
+    assert.equal(problems.length, 5, problems.join('\n'));
+    assert.match(problems.join('\n'), /history plot has no --colour/);
     assert.match(problems.join('\n'), /up has no --colder/);
     assert.match(problems.join('\n'), /report has no --lab/);
     assert.match(problems.join('\n'), /no command "frobnicate"/);

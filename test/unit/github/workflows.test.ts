@@ -263,13 +263,14 @@ describe('nightly workflow', () => {
       lines = stderr.split('\n').filter((l) => l.startsWith('+ '));
     });
 
-    it('up, run, compare against the history, down, sweep --cloud, in that order', () => {
+    it('up, run, compare against the history, the trend page, down, sweep --cloud, in that order', () => {
       const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
       const order = [
         at(/^\+ aws s3api get-object --bucket bucket --key layerlab\/history\.sqlite\.current /),
         at(/^\+ layerlab up --target aws --stack nightly-1 /),
         at(/^\+ layerlab run --target aws /),
         at(/^\+ layerlab compare --baseline nights:3 --threshold 5% /),
+        at(/^\+ layerlab history plot --lab [a-z0-9-]+ --out results\/nightly\/.*\/trends$/),
         at(/^\+ layerlab down --target aws --stack nightly-1 /),
         at(/^\+ layerlab sweep --cloud/),
         at(
@@ -289,12 +290,16 @@ describe('nightly workflow', () => {
       assert.ok(calls.length >= 6, 'calls.length >= 6');
       for (const call of calls) {
         const words = call.slice('+ layerlab '.length).split(/\s+/);
-        const command = program.commands.find((c) => c.name() === words[0]);
-        assert.ok(command, `layerlab ${words[0]} exists`);
+        const top = program.commands.find((c) => c.name() === words[0]);
+        assert.ok(top, `layerlab ${words[0]} exists`);
+        // A subcommand (`history plot`) takes its own options.
+        const sub = top.commands.find((c) => c.name() === words[1]);
+        const command = sub ?? top;
+        const name = sub ? `${words[0]} ${words[1]}` : words[0];
         for (const flag of words.filter((w) => w.startsWith('--'))) {
           assert.ok(
             command.options.some((o) => o.long === flag),
-            `layerlab ${words[0]} has ${flag}`,
+            `layerlab ${name} has ${flag}`,
           );
         }
       }

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compareCommand } from '../../../lab/commands/compare-runs.ts';
 import { History } from '../../../lab/history/history.ts';
 import type { LoadedRun } from '../../../lab/record/load.ts';
 import type { Sample } from '../../../lab/record/samples.ts';
@@ -106,7 +107,8 @@ export function night({
     dir: `/nonexistent/${runId(n)}`,
     manifest: {
       runId: runId(n),
-      startedAt: '2026-12-01T02:00:00Z',
+      // One night a day, from 2026-12-01.
+      startedAt: new Date(Date.UTC(2026, 11, n, 2, 0)).toISOString().replace('.000', ''),
       gitRevision: 'abc',
       lab: { name: 'nightly', hosts, scenarios: { fio: { size: fioSize, runtime: 30 } } },
       inventory: {
@@ -151,4 +153,19 @@ export function resultsFolder(): { path: string; record(n: Night): void; restore
       rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/** Host xfs's kernel on the third of threeNights. */
+export const NEW_KERNEL = '6.1.0-28-cloud-amd64';
+
+/**
+ * The trend tests' history: three nights, the second 20% slower on host xfs
+ * and flagged by `compare --baseline last --threshold 5%` (as the nightly
+ * judges), the third back to normal on a new kernel of host xfs.
+ */
+export function threeNights(folder: ReturnType<typeof resultsFolder>): void {
+  folder.record({ n: 1, seed: 1 });
+  folder.record({ n: 2, seed: 2, xfsFactor: 0.8 });
+  folder.record({ n: 3, seed: 3, kernel: NEW_KERNEL });
+  for (const n of [2, 3]) compareCommand([runId(n)], { baseline: 'last', threshold: '5%' });
 }

@@ -78,7 +78,7 @@ describe('scripts/nightly.sh without hosts: arguments and the dry run', () => {
     assert.deepEqual(steps(r.stderr), [`layerlab validate ${bad}`], 'nothing after the check');
   });
 
-  it('a dry run lists the night: history in, up, run, compare, down, sweep, history out', async () => {
+  it('a dry run lists the night: history in, up, run, compare, trends, down, sweep, history out', async () => {
     const history = join(work, 'durable', 'history.sqlite');
     const r = await nightly('--dry-run', '--lab', 'labs/quick.yaml', '--target', 'local', '--history', history);
     assert.equal(r.code, 0, r.stderr);
@@ -88,6 +88,7 @@ describe('scripts/nightly.sh without hosts: arguments and the dry run', () => {
       'layerlab up --target local --lab labs/quick.yaml',
       'layerlab run --target local --lab labs/quick.yaml',
       `layerlab compare --baseline last --threshold 5% --benchmark-dir ${results}/nightly/\\<run-id\\>/benchmark ${results}/\\<run-id\\>`,
+      `layerlab history plot --lab quick --out ${results}/nightly/\\<run-id\\>/trends`,
       'layerlab down --target local --lab labs/quick.yaml',
       'layerlab sweep --local',
       `cp ${results}/history.sqlite ${history}.new`,
