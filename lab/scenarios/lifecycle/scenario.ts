@@ -105,7 +105,10 @@ export const lifecycle: Scenario<LifecycleParams> = {
   // measurements); dpkg -i and -P of the package set ~40 s per container; a disk
   // measurement at the start and after every phase that runs (the churn's two only with churn).
   expectedSeconds: (p) =>
-    6 + 5 * p.containers + 40 * p.churnContainers + (p.diskUse ? DISK_SECONDS * diskMeasurements(p.churnContainers) : 0),
+    6 +
+    5 * p.containers +
+    40 * p.churnContainers +
+    (p.diskUse ? DISK_SECONDS * diskMeasurements(p.churnContainers) : 0),
   diskBytes: (p) => (p.containers + p.churnContainers) * 64 * 1024 ** 2,
   parse: parseLifecycle,
   report: lifecycleReport,
