@@ -91,15 +91,15 @@ export function ordered(seed: string, claim: string, candidates: Candidate[]): C
   else if (enough && outcomes.every((o) => o === 'as-claimed')) answer = 'confirmed';
   if (!enough)
     evidence.push(`some comparisons have too few runs to show a difference at 95% (${MIN_RUNS} per side can)`);
-  const judged = sizes.filter((x) => x !== undefined).map((x) => x.judged);
-  const size: ClaimAnswer['size'] = !judged.length
-    ? undefined
-    : judged.includes('contradicted')
-      ? 'contradicted'
-      : judged.every((j) => j === 'as the seed')
-        ? 'as the seed'
-        : 'not shown';
+  const size = claimSize(sizes.filter((x) => x !== undefined).map((x) => x.judged));
   return { seed, claim, answer, ...(size ? { size } : {}), evidence };
+}
+
+/** A claim's size over its comparisons' size checks: any contradicted, all as the seed, or not shown; none judged, none. */
+export function claimSize(judged: readonly ClaimAnswer['size'][]): ClaimAnswer['size'] {
+  if (!judged.length) return undefined;
+  if (judged.includes('contradicted')) return 'contradicted';
+  return judged.every((j) => j === 'as the seed') ? 'as the seed' : 'not shown';
 }
 
 /** Equivalence bounds as "-9%" / "10%". */

@@ -2,6 +2,7 @@ import { EQUIVALENCE_MARGIN, withinMargin } from '../../analyze/verdict.js';
 import { MOUNT_KINDS, type MountKind, type MountSpec } from '../../catalog.js';
 import {
   VM_LOCAL_MOUNTS,
+  claimSize,
   hostshareRows,
   marginText,
   measured,
@@ -78,14 +79,7 @@ function containerFsDiffers({ analysis }: ClaimContext): ClaimAnswer | undefined
     : same.length === rows.length
       ? 'contradicted'
       : 'not shown';
-  const judged = sizes.map((x) => x.judged);
-  const size: ClaimAnswer['size'] = !judged.length
-    ? undefined
-    : judged.includes('contradicted')
-      ? 'contradicted'
-      : judged.every((j) => j === 'as the seed')
-        ? 'as the seed'
-        : 'not shown';
+  const size = claimSize(sizes.map((x) => x.judged));
   return {
     seed: '002',
     claim: `dbench on the container's own file system gives different throughput on two setups (seed: Vagrant + CoreOS ${coreosContainerFs.value.toFixed(1)} MB/s vs boot2docker ${containerFs.value.toFixed(1)} MB/s, ${SETUPS_FACTOR.toFixed(1)}×; here: the lab's hosts against each other)`,
