@@ -5,13 +5,18 @@ import { say } from '../util/log.js';
 
 /**
  * Ctrl-C / SIGTERM: the first asks the run to stop after the current trial
- * (and `all` still tears down); the second exits at once and says what may be left.
+ * (`all` and `selftest` then tear down; `run` leaves the lab up, as it
+ * found it); the second exits at once and says what may be left.
  */
-export function installInterruptHandler(loaded: LoadedLab): AbortController {
+export function installInterruptHandler(
+  loaded: LoadedLab,
+  then: 'tear down' | 'keep the lab' = 'tear down',
+): AbortController {
   const controller = new AbortController();
+  const next = then === 'tear down' ? 'tearing down' : `lab ${loaded.lab.name} stays up`;
   const onSignal = (sig: NodeJS.Signals) => {
     if (!controller.signal.aborted) {
-      say(`${sig}: stopping after the current step; tearing down (press Ctrl-C again to exit now)`);
+      say(`${sig}: stopping after the current step; ${next} (press Ctrl-C again to exit now)`);
       controller.abort(new Error(sig));
       return;
     }

@@ -12,7 +12,7 @@ export async function runCommand(opts: LabCliOptions & { resume?: string }): Pro
   if (opts.resume !== undefined) checkRunRef('--resume', opts.resume);
   const loaded = await requireLab(opts);
   const { lab, file, targetOptions } = loaded;
-  const controller = installInterruptHandler(loaded);
+  const controller = installInterruptHandler(loaded, 'keep the lab');
   const result = opts.resume
     ? await resumeRun(lab, opts.resume, controller.signal, targetOptions)
     : await startRun(lab, file, controller.signal, targetOptions);
