@@ -180,11 +180,12 @@ export class FakeEc2 {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
-  /** Empty again: no resources, no calls, no faults (the per-action call counts that throttling reads are kept). */
+  /** Empty again: no resources, no calls, no faults, and the per-action counts that throttling reads start again. */
   reset(): void {
     this.resources.clear();
     this.calls.length = 0;
     this.faults = {};
+    this.counts.clear();
   }
 
   // --- seeding -------------------------------------------------------------

@@ -140,6 +140,11 @@ describe('targets/aws/stack-teardown: down destroys, then believes only EC2', ()
     assert.equal(fake.live().filter((r) => r.tags['layerlab:lab'] === LAB).length, 0);
     assert.equal(other.filter((r) => fake.live().includes(r)).length, other.length, 'another lab is not touched');
     assert.ok(fake.calls.filter((c) => c.action === 'DescribeInstances').length > 3, 'it had to ask again');
+    assert.equal(
+      fake.calls.filter((c) => c.status === 503).length,
+      6,
+      'every throttled call (2 + 1 + 3) was answered RequestLimitExceeded and asked again',
+    );
     assert.ok(
       progress.some((m) => /waiting for \d+ resource\(s\) to go/.test(m)),
       progress.join('\n'),
