@@ -47,6 +47,8 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   selftest: ['layerlab selftest --lab labs/quick.yaml'],
   sweep: ['layerlab sweep --dry-run', 'layerlab sweep --cloud --region eu-central-1'],
   parse: ['layerlab parse fio results/20261130-101500-quick-1a2b/trials/r1-xfs-fio-volume/fio.json'],
+  // The page the repository keeps.
+  'seed-parameters': [`layerlab seed-parameters > ${SEED_PARAMETERS_DOC}`],
 };
 
 /** Adds each command's examples (EXAMPLES, by "command subcommand") to its help, subcommands included. */
@@ -104,12 +106,6 @@ function registerSeedParameters(program: Command): void {
   program
     .command('seed-parameters')
     .description("print each seed's parameters beside labs/seeds.yaml's and labs/seeds-tcg.yaml's, as Markdown")
-    .addHelpText(
-      'after',
-      ['', 'Example (the page the repository keeps):', `  layerlab seed-parameters > ${SEED_PARAMETERS_DOC}`].join(
-        '\n',
-      ),
-    )
     .action(seedParametersCommand);
 }
 
