@@ -187,7 +187,7 @@ export function hostSetKey(hosts: string | null): string {
 }
 
 /** JSON with every object's keys sorted: one spelling per value. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -5,7 +5,7 @@ import type { TrendLab, TrendModel, TrendNight, TrendPanel } from '../report/tre
 import { scenarioMetric } from '../scenarios/index.js';
 import { cellName } from './benchmark-export.js';
 import { keyChanges, parseKey } from './comparison-key.js';
-import { type History, type HistoryRun, hostSetKey, isGood } from './history.js';
+import { type History, type HistoryRun, canonical, hostSetKey, isGood } from './history.js';
 
 export interface TrendOptions {
   /** Only this lab's nights (default: every lab in the history). */
@@ -20,16 +20,6 @@ export interface TrendOptions {
 function nightLabel(r: HistoryRun): string {
   const t = r.started_at ? new Date(r.started_at) : undefined;
   return t && !Number.isNaN(t.getTime()) ? `${t.toISOString().slice(0, 16).replace('T', ' ')}Z` : r.run_id;
-}
-
-/** JSON with every object's keys sorted, to tell whether two recorded parameter sets differ. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** What changed lab-wide between two consecutive nights (unknown on either side is not a change). */
