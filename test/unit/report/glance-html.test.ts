@@ -15,7 +15,7 @@ import { MATRIX_LOOK, MATRIX_STYLE } from '../../../lab/report/glance-html.ts';
 import { MATRIX_VERDICTS, MATRIX_VERDICT_ORDER } from '../../../lab/report/glance.ts';
 import { renderHtml } from '../../../lab/report/html.ts';
 import { writeRun } from '../run-fixture.ts';
-import { SKIP_WITHOUT_CHROMIUM, launchChromium } from './browser.ts';
+import { SKIP_WITHOUT_CHROMIUM, launchChromium, openWatched } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-glance-html-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,13 +98,7 @@ it(
     writeFileSync(file, await quickHtml());
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
-      });
-      page.on('pageerror', (e) => problems.push(e.message));
-      await page.goto(`file://${file}`);
+      const { page, problems } = await openWatched(browser, file, { width: 1280, height: 800 });
       const box = (selector: string) =>
         page.$eval(selector, (el) => {
           const r = el.getBoundingClientRect();

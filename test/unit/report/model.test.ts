@@ -21,7 +21,7 @@ import { renderMarkdown } from '../../../lab/report/markdown.ts';
 import { NO_CELL, type Report, inline, paragraph, plain, prose, table } from '../../../lab/report/model.ts';
 import { dotsSpec } from '../../../lab/report/plots.ts';
 import { renderRun, runInMemory, writeRun } from '../run-fixture.ts';
-import { SKIP_WITHOUT_CHROMIUM, launchChromium } from './browser.ts';
+import { SKIP_WITHOUT_CHROMIUM, launchChromium, openWatched } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -155,13 +155,7 @@ describe('report.html', () => {
     async () => {
       const browser = await launchChromium();
       try {
-        const page = await browser.newPage();
-        const problems: string[] = [];
-        page.on('console', (m) => {
-          if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
-        });
-        page.on('pageerror', (e) => problems.push(e.message));
-        await page.goto(`file://${join(dir, 'report.html')}`);
+        const { page, problems } = await openWatched(browser, join(dir, 'report.html'));
         const boxes = await page.$$eval('figure svg', (svgs) =>
           svgs.map((s) => s.getBoundingClientRect().width * s.getBoundingClientRect().height),
         );

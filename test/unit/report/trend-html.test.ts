@@ -17,7 +17,7 @@ import { buildTrends } from '../../../lab/history/trends.ts';
 import { renderTrendHtml } from '../../../lab/report/trend-html.ts';
 import type { TrendModel } from '../../../lab/report/trend-model.ts';
 import { NEW_KERNEL, resultsFolder, threeNights } from '../history/nights.ts';
-import { SKIP_WITHOUT_CHROMIUM, launchChromium } from './browser.ts';
+import { SKIP_WITHOUT_CHROMIUM, launchChromium, openWatched } from './browser.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-trend-html-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,13 +94,7 @@ it(
     writeFileSync(file, renderTrendHtml(model));
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
-      });
-      page.on('pageerror', (e) => problems.push(e.message));
-      await page.goto(`file://${file}`);
+      const { page, problems } = await openWatched(browser, file, { width: 1280, height: 800 });
       /** Elements matching `selector` that the page lays out with an area. */
       const shown = (selector: string) =>
         page.$$eval(
