@@ -9,14 +9,13 @@ import { type LoadedRun, recordedLab } from '../../../lab/record/load.ts';
 import type { Sample } from '../../../lab/record/samples.ts';
 import { answerClaims, calibrationRows, calibrationSection } from '../../../lab/report/claims.ts';
 import { renderMarkdown } from '../../../lab/report/markdown.ts';
+import { SEED_HOSTS, sample as fixtureSample, reps } from '../claim-fixture.ts';
 import { runInMemory } from '../run-fixture.ts';
 
-const HOSTS = [
-  { name: 'xfs', profile: 'overlay2-xfs' },
-  { name: 'dm', profile: 'devicemapper-lvm' },
-];
+const HOSTS = SEED_HOSTS;
 
-function sample(
+/** claim-fixture's sample, in seconds (the claims these tests make are about time). */
+const sample = (
   host: string,
   scenario: string,
   mount: string,
@@ -24,29 +23,10 @@ function sample(
   metric: string,
   value: number,
   labels: Record<string, string>,
-): Sample {
-  const profile = HOSTS.find((h) => h.name === host)?.profile ?? '';
-  return {
-    run: 'r',
-    host,
-    profile,
-    scenario,
-    mount,
-    rep,
-    trial: `r${rep}-${host}-${scenario}-${mount}`,
-    metric,
-    value,
-    unit: 's',
-    timestamp: '',
-    ...labels,
-  };
-}
+): Sample => ({ ...fixtureSample(HOSTS, host, scenario, mount, rep, metric, value, labels), unit: 's' });
 
 const run = (samples: Sample[], hosts = HOSTS) =>
   runInMemory(samples, { hosts, mounts: ['layer', 'volume', 'bind', 'hostshare'] });
-
-/** Five repetitions with ±2% jitter around `base`. */
-const reps = (base: number) => [0.98, 1.0, 1.02, 0.99, 1.01].map((f) => base * f);
 
 function lifecycle(dmRun: number, dmRm: number): Sample[] {
   const out: Sample[] = [];
