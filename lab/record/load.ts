@@ -195,7 +195,7 @@ export function loadRun(
       if (existsSync(path)) env.set(host, envSummary(path, relative(dir, path)));
     }
   }
-  // The manifest first: a run of a newer layerlab is refused before its other files are read.
+  // The manifest before the journal, in the order the fields were read before (a newer run's refusal wins).
   const manifest = readManifest(files.manifest);
   const journal: JournalEntry[] = [
     ...Journal.read(files.journal),
