@@ -221,10 +221,13 @@ ll_work_dir_unchanged() {
 # Everything layerlab creates in Docker carries its lab's label (and its run's,
 # in a run): cleanup.sh and the ownership check find it by label, never by a
 # name pattern, so an owner's container called ll-something is left alone.
+# What a cell keeps across its trials (ll_kept_container: LL_KEPT=<scenario>-<mount>
+# while it creates) carries layerlab.kept=<cell> too, by which it is found again.
 ll_label_args() {
   [ -n "${LL_LAB:-}" ] || ll_die "LL_LAB is not set: everything layerlab creates in Docker carries its lab's label"
   LL_LABEL_ARGS=(--label "layerlab.lab=$LL_LAB")
   if [ -n "${LL_RUN:-}" ]; then LL_LABEL_ARGS+=(--label "layerlab.run=$LL_RUN"); fi
+  if [ -n "${LL_KEPT:-}" ]; then LL_LABEL_ARGS+=(--label "layerlab.kept=$LL_KEPT"); fi
 }
 
 # The engine's CLI: docker's, or podman's, which takes the same commands and
@@ -792,4 +795,65 @@ ll_container_run() {
   ll_docker_api -X DELETE "http://docker/containers/$id?v=true" > /dev/null
   [ -n "$status" ] || ll_die "the Engine API gave no exit status for container $name"
   return "$status"
+}
+
+# A scenario's `container: kept` (seed 003's procedure is a fresh `docker run
+# --rm` per run, the default): one container per cell (scenario, mount kind)
+# for the whole run, idle in `sleep infinity` with the cell's storage mounted
+# at its working directory, and each trial's tool `docker exec`'d into it.
+# What it saves is no part of what the tool measures: container create, start
+# and removal, and the mount made and removed, every trial.
+#
+# ll_kept_container IMAGE TARGET: the cell's container of IMAGE with storage of
+# kind $LL_MOUNT at TARGET, found by its labels (lab, run, cell) when an earlier
+# trial of this run made it and it still runs; made anew otherwise (anything
+# left of the cell, of another run or a failed trial, removed first). Sets
+# LL_KEPT_NAME. Phases: start while it looks; mount and start when it makes one.
+ll_kept_container() {
+  local image="$1" target="$2" cell="$LL_SCENARIO-$LL_MOUNT" found
+  ll_require LL_RUN LL_SCENARIO LL_MOUNT
+  LL_KEPT_NAME="ll-keep-$cell"
+  ll_phase start
+  found="$(ll_engine ps -q --filter "label=layerlab.lab=$LL_LAB" --filter "label=layerlab.run=$LL_RUN" \
+    --filter "label=layerlab.kept=$cell" --filter status=running)"
+  [ -z "$found" ] || return 0
+  ll_kept_drop "$cell"
+  ll_phase mount
+  LL_KEPT="$cell" ll_mount_setup "$LL_MOUNT" "keep-$cell" "$target"
+  ll_phase start
+  # The CLI's --network none costs libnetwork's sandbox setup (ll_container_run):
+  # here once per cell and run, not per trial.
+  LL_KEPT="$cell" docker run -d --name "$LL_KEPT_NAME" --network none --user 0 "${LL_MOUNT_ARGS[@]}" \
+    "$image" /bin/sleep infinity > /dev/null
+}
+
+# ll_kept_drop CELL: removes the cell's kept container (by its labels, never its
+# name: an owner's container may be called anything) and its storage.
+ll_kept_drop() {
+  local cell="$1" ids root
+  mapfile -t ids < <(ll_engine ps -aq --filter "label=layerlab.lab=$LL_LAB" --filter "label=layerlab.kept=$cell")
+  if [ "${#ids[@]}" -gt 0 ]; then ll_engine rm -f "${ids[@]}" > /dev/null 2>&1 || true; fi
+  mapfile -t ids < <(ll_engine volume ls -q --filter "label=layerlab.lab=$LL_LAB" --filter "label=layerlab.kept=$cell")
+  if [ "${#ids[@]}" -gt 0 ]; then ll_engine volume rm -f "${ids[@]}" > /dev/null 2>&1 || true; fi
+  # Bind sources and shared-folder subfolders are layerlab's own folders.
+  rm -rf -- "${LL_BIND_ROOT:?}/ll-keep-$cell"
+  for root in "$LL_SHARE_ROOT" "$LL_NFS_ROOT" "$LL_9P_ROOT"; do
+    if mountpoint -q "$root"; then rm -rf -- "${root:?}/ll-keep-$cell"; fi
+  done
+}
+
+# Every kept container and kept storage of lab $LL_LAB: at a run's start (an
+# interrupted run's are not reused) and at its end (guest/drop-kept.sh).
+ll_kept_drop_all() {
+  local ids root
+  mapfile -t ids < <(ll_engine ps -aq --filter "label=layerlab.lab=$LL_LAB" --filter label=layerlab.kept)
+  if [ "${#ids[@]}" -gt 0 ]; then ll_engine rm -f "${ids[@]}" > /dev/null; fi
+  mapfile -t ids < <(ll_engine volume ls -q --filter "label=layerlab.lab=$LL_LAB" --filter label=layerlab.kept)
+  if [ "${#ids[@]}" -gt 0 ]; then ll_engine volume rm -f "${ids[@]}" > /dev/null; fi
+  shopt -s nullglob
+  rm -rf -- "${LL_BIND_ROOT:?}"/ll-keep-*
+  for root in "$LL_SHARE_ROOT" "$LL_NFS_ROOT" "$LL_9P_ROOT"; do
+    if mountpoint -q "$root"; then rm -rf -- "${root:?}"/ll-keep-*; fi
+  done
+  shopt -u nullglob
 }

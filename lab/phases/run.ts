@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseTrialOutput } from '../collect/trial-output.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { UserError } from '../errors.js';
-import { PACKAGE_ROOT, resultsRoot } from '../paths.js';
+import { PACKAGE_ROOT, REMOTE_ROOT, resultsRoot } from '../paths.js';
 import { type Plan, makePlan, runnablePlan } from '../plan/plan.js';
 import { resolveRunDir } from '../record/layout.js';
 import { type ResumePoint, RunRecord } from '../record/record.js';
@@ -12,11 +12,12 @@ import type { RunSummary } from '../record/schemas.js';
 import { schedule } from '../run/scheduler.js';
 import { trialEnv } from '../run/trial-env.js';
 import { boundScenario } from '../scenarios/index.js';
-import { sshSessions } from '../ssh/session.js';
+import { type HostSession, sshSessions } from '../ssh/session.js';
 import type { TargetOptions } from '../targets/driver.js';
 import { type Inventory, publicInventory } from '../targets/types.js';
 import { withLock } from '../util/lock.js';
 import { say } from '../util/log.js';
+import { envCommand } from '../util/shell.js';
 import { captureEnvFor } from './capture-env.js';
 import { attachPrepared } from './prepare.js';
 import { currentImageTags } from './tool-images.js';
@@ -54,6 +55,17 @@ function versions(): Record<string, string> {
   return { layerlab: pkg.version, node: process.version, qemu };
 }
 
+/**
+ * Removes what a scenario's `container: kept` keeps on a host across its
+ * cells' trials (guest/drop-kept.sh): at the run's start, so that nothing of
+ * an interrupted run is reused, and at its end.
+ */
+function dropKept(session: HostSession, lab: LabDefinition): Promise<void> {
+  return session.exec(envCommand({ LL_LAB: lab.name }, ['bash', `${REMOTE_ROOT}/guest/drop-kept.sh`]), {
+    timeoutMs: 5 * 60_000,
+  });
+}
+
 /** Runs the plan of `record` on `inventory`'s hosts over SSH: the scheduler with the real sessions. */
 function runPlan(
   record: RunRecord,
@@ -78,7 +90,11 @@ function runPlan(
       say,
     },
     openSession: sshSessions((host) => record.hostLogPath(host)),
-    setUp: (session, host) => captureEnvFor(session, host, record.newEnvDir(host.name)),
+    setUp: async (session, host) => {
+      await captureEnvFor(session, host, record.newEnvDir(host.name));
+      await dropKept(session, lab);
+    },
+    tearDown: (session) => dropKept(session, lab),
     expectedSeconds: (trial) => boundScenario(lab, trial.scenario).expectedSeconds(),
     signal,
     resume,

@@ -26,6 +26,8 @@ export interface ScheduleInput {
   /** Opens a host's session; `setUp` then readies it for trials (guest files, environment capture). */
   openSession: OpenSession;
   setUp(session: HostSession, host: InventoryHost): Promise<void>;
+  /** Run at the end on every host that was readied, whatever happened: what the run kept there goes. */
+  tearDown?(session: HostSession, host: InventoryHost): Promise<void>;
   /** Expected guest seconds of a trial, for progress and ETA. */
   expectedSeconds(trial: Trial): number;
   signal?: AbortSignal;
@@ -82,6 +84,21 @@ async function openAll(input: ScheduleInput, state: RunState): Promise<void> {
       const session = await input.openSession(host, deadline);
       state.sessions.set(host.name, session);
       await input.setUp(session, host);
+    }),
+  );
+}
+
+/** The run's end on every host that has a session: a host that fails it is named, and the run's result stands. */
+async function tearDownAll(input: ScheduleInput, state: RunState): Promise<void> {
+  const { tearDown } = input;
+  if (!tearDown) return;
+  await Promise.all(
+    input.hosts.map(async (host) => {
+      const session = state.sessions.get(host.name);
+      if (!session) return;
+      await tearDown(session, host).catch((err) =>
+        input.settings.say(`${host.name}: the end of the run did not finish: ${errorMessage(err).split('\n')[0]}`),
+      );
     }),
   );
 }
@@ -179,6 +196,7 @@ export async function schedule(input: ScheduleInput): Promise<RunSummary> {
     state.summary.setupSeconds = (Date.now() - started) / 1000;
     await runRepetitions(input, state);
   } finally {
+    await tearDownAll(input, state);
     await Promise.all([...state.sessions.values()].map((s) => s.close().catch(() => undefined)));
     await input.record.clearStaging();
     state.summary.wallSeconds = (Date.now() - started) / 1000;

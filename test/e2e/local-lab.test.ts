@@ -347,6 +347,40 @@ describe('local lab end to end', { timeout: 45 * 60_000 }, () => {
     assert.equal(logs.status, 1, `no private key material in logs or state: ${logs.stdout}`);
   });
 
+  it("fio's container: kept: a cell's later trials exec into its container; the run's end leaves none", async () => {
+    // The same lab, hosts and name; fio kept, two repetitions so that each cell has a later trial.
+    const keptFile = join(work, 'e2e-kept.yaml');
+    writeFileSync(
+      keptFile,
+      readFileSync(labFile, 'utf8')
+        .replace('iodepth: 4 }', 'iodepth: 4, container: kept }')
+        .replace('mounts: [layer, volume, bind]', 'mounts: [layer, volume]')
+        .replace('repetitions: 1', 'repetitions: 2'),
+    );
+    const before = new Set(entriesOf(resultsDir));
+    const r = await layerlab('run', '--lab', keptFile);
+    assert.equal(r.code, 0, r.stderr);
+    const dir = join(resultsDir, entriesOf(resultsDir).find((d) => !before.has(d) && d.includes(LAB)) as string);
+    const done = readJournal(dir).filter((e) => e.state === 'done') as (JournalLine & {
+      phases?: Record<string, number>;
+    })[];
+    assert.equal(done.length, 8, 'two hosts x two mounts x two repetitions');
+    for (const e of done) {
+      const fio = JSON.parse(readFileSync(join(dir, 'trials', e.trial, 'fio.json'), 'utf8'));
+      for (const job of fio.jobs) assert.equal(job.error, 0, `${e.trial} ${job.jobname}`);
+      // The first trial of a cell mounts its storage and starts its container; a later one only looks it up.
+      const first = e.trial.startsWith('r1-');
+      assert.equal(e.phases?.mount !== undefined, first, `${e.trial}: mount phase ${JSON.stringify(e.phases)}`);
+    }
+    for (const h of recorded) {
+      const left = await onHost(
+        h,
+        'docker ps -aq --filter label=layerlab.kept; docker volume ls -q --filter label=layerlab.kept; ls /var/lib/docker/layerlab-bind',
+      );
+      assert.equal(left.stdout.trim(), '', `${h.name}: nothing kept after the run: ${left.stdout}`);
+    }
+  });
+
   it(
     'interrupted twice, resumed each time: Ctrl-C twice mid-trial, then the results disk full mid-trial; finished trials kept, the ones in flight rerun, nothing counted twice',
     {

@@ -39,8 +39,46 @@ const params = z
       .refine((jobs) => new Set(jobs).size === jobs.length, { message: 'duplicate fio job' })
       .default([...FIO_JOB_NAMES])
       .describe("which jobs to run, default all four; always run in fio's order"),
+    /**
+     * fresh: a new container and new storage every trial, seed 003's `docker
+     * run --rm` per run. kept: one container per cell (mount kind) for the
+     * whole run, fio `docker exec`'d into it: container start, removal and the
+     * mount's setup leave the trial, which fio's timed jobs never included.
+     */
+    container: z
+      .enum(['fresh', 'kept'])
+      .default('fresh')
+      .describe("fresh: a new container every trial (the seed's); kept: one per mount kind for the run"),
+    /**
+     * per-trial: fio lays out (or its first write job creates) its file every
+     * trial and the last job unlinks it. once: a kept container's file stays
+     * for the next trial, for read-only job sets (a write job into a reused
+     * file overwrites written blocks instead of fresh ones: another measurement).
+     */
+    layout: z
+      .enum(['per-trial', 'once'])
+      .default('per-trial')
+      .describe("per-trial: fio's file made every trial (the seed's); once: kept for read-only jobs"),
   })
   .strict()
+  .superRefine((p, ctx) => {
+    if (p.layout !== 'once') return;
+    if (p.container !== 'kept') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['layout'],
+        message: 'layout: once needs container: kept (a fresh container has no file to reuse)',
+      });
+    }
+    const writes = FIO_JOBS.filter((j) => p.jobs.includes(j.name) && j.direction === 'write').map((j) => j.name);
+    if (writes.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['layout'],
+        message: `layout: once is for read-only jobs; ${writes.join(', ')} would write into a reused file instead of a fresh one, which measures something else`,
+      });
+    }
+  })
   .describe('enables fio (seed 003)');
 
 export type FioParams = z.output<typeof params>;
@@ -86,6 +124,8 @@ export const fio: Scenario<FioParams> = {
     LL_P_JOBS: selectedJobs(p)
       .map((j) => `${j.name}:${j.rw}:${j.bs}`)
       .join(' '),
+    LL_P_CONTAINER: p.container,
+    LL_P_LAYOUT: p.layout,
   }),
   // The jobs' ramp + runtime, plus fio's layout of the file, the container and the
   // harness: 10 s under TCG (seeds-tcg, run 20261202-095908-seeds-tcg-7da1: 14.2 s a trial for 4 s of jobs).

@@ -69,6 +69,24 @@ export const FIO_SEED_PARAMETERS: readonly SeedParameter[] = [
     },
   },
   {
+    label: 'fio container',
+    seed: 'fresh',
+    run: {
+      param: 'container',
+      says: { kept: 'one container per mount kind for the whole run, fio started in it with docker exec' },
+    },
+    source: { seed: '003', line: 35, words: 'docker run --rm -v fiovol:/t --user 0 fio-lab' },
+  },
+  {
+    label: 'fio file',
+    seed: 'per-trial',
+    run: {
+      param: 'layout',
+      says: { once: "laid out by the cell's first trial and read again by every later one" },
+    },
+    source: { seed: '003', line: 39, words: 'the write job creates the file the others read' },
+  },
+  {
     label: 'repetitions',
     seed: 3,
     unit: 'runs',

@@ -219,6 +219,28 @@ describe('scheduler over fake hosts', () => {
     assert.ok(world.events.filter((e) => e.endsWith(' close')).length === 2, 'sessions closed');
   });
 
+  it("the run's end (tearDown) runs on every readied host, after a halt too, before the sessions close", async () => {
+    const world = new FakeWorld();
+    const lab = await quickLab('serial', 1);
+    world.behaviours.set(makePlan(lab).trials[2]?.id as string, 'enospc');
+    const { input, messages } = await runWith(world, lab);
+    const ended: string[] = [];
+    const closedBefore: number[] = [];
+    input.tearDown = async (_session, host) => {
+      closedBefore.push(world.events.filter((e) => e.endsWith(' close')).length);
+      ended.push(host.name);
+      if (host.name === 'dm') throw new Error('docker rm failed\nmore');
+    };
+    await assert.rejects(schedule(input), /results disk is full/);
+    assert.deepEqual(ended.sort(), ['dm', 'xfs'], 'both hosts, although the run halted');
+    assert.deepEqual(closedBefore, [0, 0], 'while their sessions are open');
+    assert.equal(world.events.filter((e) => e.endsWith(' close')).length, 2, 'sessions closed after');
+    assert.ok(
+      messages.includes('dm: the end of the run did not finish: docker rm failed'),
+      `a host whose end fails is named, its first line only: ${messages.join(' | ')}`,
+    );
+  });
+
   it('resume: done trials stay with their samples, the rest run once; the result is an uninterrupted run', async () => {
     const world = new FakeWorld();
     const lab = await quickLab('serial', 2);

@@ -1,0 +1,204 @@
+/**
+ * lab/scenarios/fio/guest.sh in bash on this machine, with a stand-in for the
+ * docker CLI that logs its calls and keeps one container's state: the fresh
+ * path and the kept path (container: kept, layout: per-trial or once) across
+ * a cell's trials, a failed trial, and the run's end (guest/drop-kept.sh).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, beforeEach, describe, it } from 'node:test';
+
+const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
+const root = mkdtempSync(join(tmpdir(), 'layerlab-fio-guest-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const fake = join(root, 'fake');
+const bin = join(root, 'bin');
+const out = join(root, 'out');
+const bindRoot = join(root, 'bind');
+for (const dir of [fake, bin, out, bindRoot, join(root, 'guest'), join(root, 'lab', 'scenarios', 'fio')]) {
+  mkdirSync(dir, { recursive: true });
+}
+cpSync(join(REPO, 'guest', 'lib.sh'), join(root, 'guest', 'lib.sh'));
+cpSync(join(REPO, 'guest', 'drop-kept.sh'), join(root, 'guest', 'drop-kept.sh'));
+cpSync(join(REPO, 'lab', 'scenarios', 'fio', 'guest.sh'), join(root, 'lab', 'scenarios', 'fio', 'guest.sh'));
+// Nothing outside the temporary root: layerlab's folders and the shared-folder mount points.
+const moved = { LL_STATE: join(root, 'state'), LL_BIND_ROOT: bindRoot };
+appendFileSync(
+  join(root, 'guest', 'lib.sh'),
+  `\nLL_STATE=${JSON.stringify(moved.LL_STATE)}; LL_BIND_ROOT=${JSON.stringify(bindRoot)}
+LL_SHARE_ROOT=${JSON.stringify(join(root, 'share'))}; LL_NFS_ROOT=$LL_SHARE_ROOT; LL_9P_ROOT=$LL_SHARE_ROOT
+ll_engine_up() { return 0; }\n`,
+);
+// The docker CLI: every call logged; `run -d` starts "the" container, `rm -f` removes it,
+// `ps` lists it while it runs (when its labels match the filters asked), `exec` prints fio's JSON
+// or fails when told to.
+writeFileSync(
+  join(bin, 'docker'),
+  `#!/usr/bin/env bash
+printf '%s\\n' "$*" >> "$FAKE/calls"
+case "$1" in
+  run) printf '%s\\n' "$*" > "$FAKE/container"; echo c0ffee ;;
+  ps)
+    [ -f "$FAKE/container" ] || exit 0
+    for arg in "$@"; do
+      case "$arg" in label=*=*) grep -q -- "--label \${arg#label=}" "$FAKE/container" || exit 0 ;; esac
+    done
+    echo c0ffee ;;
+  rm) rm -f "$FAKE/container" ;;
+  exec) if [ -f "$FAKE/exec-fails" ]; then echo 'fio: failed' >&2; exit 1; fi; echo '{"jobs":[]}' ;;
+  volume) case "$2" in ls) ;; *) echo "ll-volume" ;; esac ;;
+esac
+`,
+);
+chmodSync(join(bin, 'docker'), 0o755);
+
+const JOBS = { seqwrite: 'seqwrite:write:seq', randread: 'randread:randread:rand' };
+
+/** One trial of fio's guest script as run-trial.sh starts it; returns its status and docker's calls. */
+function trial(id: string, env: Record<string, string>, jobs = [JOBS.seqwrite, JOBS.randread]) {
+  const r = spawnSync('bash', [join(root, 'lab', 'scenarios', 'fio', 'guest.sh')], {
+    env: {
+      PATH: `${bin}:${process.env.PATH}`,
+      FAKE: fake,
+      LL_OUT: out,
+      LL_MOUNT: 'volume',
+      LL_TRIAL: id,
+      LL_SCENARIO: 'fio',
+      LL_LAB: 'lab1',
+      LL_RUN: 'run1',
+      LL_ENGINE: 'docker',
+      LL_CONTAINER_START: 'cli',
+      LL_IMAGE_FIO: 'fio:tag',
+      LL_P_SIZE: '33554432',
+      LL_P_RUNTIME: '2',
+      LL_P_RAMP: '1',
+      LL_P_BS_SEQ: '1048576',
+      LL_P_BS_RAND: '4096',
+      LL_P_IODEPTH: '16',
+      LL_P_JOBS: jobs.join(' '),
+      ...env,
+    },
+    encoding: 'utf8',
+  });
+  const calls = existsSync(join(fake, 'calls')) ? readFileSync(join(fake, 'calls'), 'utf8').trim().split('\n') : [];
+  rmSync(join(fake, 'calls'), { force: true });
+  return { code: r.status, stderr: r.stderr, calls };
+}
+
+const verbs = (calls: string[]) => calls.map((c) => c.split(' ').slice(0, 2).join(' '));
+
+describe('lab/scenarios/fio/guest.sh', () => {
+  beforeEach(() => {
+    for (const f of ['calls', 'container', 'exec-fails']) rmSync(join(fake, f), { force: true });
+  });
+
+  it('fresh (the default): a container and a volume of its own every trial, removed after it', () => {
+    const r = trial('r1-a-fio-volume', {});
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(
+      r.calls.some((c) => c.startsWith('run ') && c.includes('--rm') && c.includes('ll-r1-a-fio-volume')),
+      `a docker run --rm per trial: ${r.calls.join(' | ')}`,
+    );
+    assert.ok(
+      r.calls.some((c) => c.startsWith('volume rm -f ll-r1-a-fio-volume')),
+      `the trial's volume removed: ${r.calls.join(' | ')}`,
+    );
+    assert.ok(!r.calls.some((c) => c.startsWith('exec')), 'no docker exec');
+  });
+
+  it('kept: the first trial of a cell makes its container, later trials only exec fio into it', () => {
+    const first = trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept' });
+    assert.equal(first.code, 0, first.stderr);
+    const run = first.calls.find((c) => c.startsWith('run '));
+    assert.ok(run, `the first trial starts the cell's container: ${first.calls.join(' | ')}`);
+    for (const label of ['layerlab.lab=lab1', 'layerlab.run=run1', 'layerlab.kept=fio-volume']) {
+      assert.ok(run.includes(`--label ${label}`), `the kept container carries ${label}: ${run}`);
+    }
+    assert.ok(run.includes('--name ll-keep-fio-volume') && run.endsWith('/bin/sleep infinity'), run);
+    assert.ok(
+      first.calls.some((c) => c.startsWith('volume create') && c.includes('layerlab.kept=fio-volume')),
+      `its volume is labelled as kept: ${first.calls.join(' | ')}`,
+    );
+    const second = trial('r2-a-fio-volume', { LL_P_CONTAINER: 'kept' });
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(
+      verbs(second.calls),
+      ['ps -q', 'exec ll-keep-fio-volume'],
+      "found again, fio exec'd: nothing made",
+    );
+    const exec = second.calls[1] ?? '';
+    assert.ok(exec.endsWith('--stonewall --unlink=1'), `the last job unlinks the file (layout per-trial): ${exec}`);
+    assert.equal(readFileSync(join(out, 'fio.json'), 'utf8').trim(), '{"jobs":[]}', "fio's output is the trial's");
+  });
+
+  it('kept: a container of another run is not reused', () => {
+    assert.equal(trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept', LL_RUN: 'run0' }).code, 0);
+    const r = trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(
+      r.calls.some((c) => c.startsWith('rm -f')),
+      `the old run's container removed: ${r.calls.join(' | ')}`,
+    );
+    assert.ok(
+      r.calls.some((c) => c.startsWith('run ') && c.includes('layerlab.run=run1')),
+      'a new one made',
+    );
+  });
+
+  it('kept with layout once: the file stays (no unlink)', () => {
+    const r = trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept', LL_P_LAYOUT: 'once' }, [JOBS.randread]);
+    assert.equal(r.code, 0, r.stderr);
+    const exec = r.calls.find((c) => c.startsWith('exec ')) ?? '';
+    assert.ok(exec.endsWith('--stonewall') && !exec.includes('--unlink'), exec);
+  });
+
+  it('kept: a failed trial drops the cell, so that the next one starts from nothing', () => {
+    assert.equal(trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept' }).code, 0);
+    writeFileSync(join(fake, 'exec-fails'), '');
+    const failed = trial('r2-a-fio-volume', { LL_P_CONTAINER: 'kept' });
+    assert.notEqual(failed.code, 0, 'the trial fails with fio');
+    assert.ok(!existsSync(join(fake, 'container')), `the kept container is removed: ${failed.calls.join(' | ')}`);
+    rmSync(join(fake, 'exec-fails'));
+    const next = trial('r3-a-fio-volume', { LL_P_CONTAINER: 'kept' });
+    assert.ok(
+      next.calls.some((c) => c.startsWith('run ')),
+      'the next trial makes the cell anew',
+    );
+  });
+
+  it('fresh with layout once is refused', () => {
+    const r = trial('r1-a-fio-volume', { LL_P_LAYOUT: 'once' }, [JOBS.randread]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /container=fresh with layout=once/);
+  });
+
+  it("guest/drop-kept.sh (the run's end) removes the lab's kept containers and bind sources, by label", () => {
+    assert.equal(trial('r1-a-fio-bind', { LL_P_CONTAINER: 'kept', LL_MOUNT: 'bind' }).code, 0);
+    assert.ok(existsSync(join(bindRoot, 'll-keep-fio-bind')), 'the kept bind source exists');
+    mkdirSync(join(bindRoot, 'owner-folder'));
+    const r = spawnSync('bash', [join(root, 'guest', 'drop-kept.sh')], {
+      env: { PATH: `${bin}:${process.env.PATH}`, FAKE: fake, LL_LAB: 'lab1', LL_ENGINE: 'docker' },
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const calls = readFileSync(join(fake, 'calls'), 'utf8');
+    assert.match(calls, /ps -aq --filter label=layerlab.lab=lab1 --filter label=layerlab.kept/);
+    assert.ok(!existsSync(join(fake, 'container')), 'the kept container is gone');
+    assert.ok(!existsSync(join(bindRoot, 'll-keep-fio-bind')), 'its bind source is gone');
+    assert.ok(existsSync(join(bindRoot, 'owner-folder')), 'nothing else in the bind root is touched');
+  });
+});
