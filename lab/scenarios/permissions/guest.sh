@@ -2,7 +2,9 @@
 # permissions scenario (seed 003): a non-root container (uid 65534, like
 # prom/prometheus) writes a file into its data directory, mounted seven ways
 # (LL_P_CASES). For each case: the container's exit status and error text, and
-# owner and mode of the directory as seen inside the container and on the host.
+# owner and mode of the directory as seen inside the container and on the host,
+# the owner of the file it wrote as the host sees it, and, for a volume, whether
+# the host user (uid 1000, as seed 003's) can list its _data and read the file.
 # Raw output: $LL_OUT/permissions.tsv.
 set -euo pipefail
 source "$(dirname "$0")/../../../guest/lib.sh"
@@ -25,7 +27,22 @@ volume_dir() {
   docker volume inspect -f '{{.Mountpoint}}' "$1"
 }
 
-printf 'case\tuser\texit_status\twrote\tinside\toutside\terror\n' > "$LL_OUT/permissions.tsv"
+# Runs a command as the host user: uid and gid 1000 (the seed's 1000:1000), no
+# supplementary groups, no account needed (setpriv, util-linux). Its status
+# alone says whether the user could; its output is not kept.
+HOST_USER=1000
+as_host_user() {
+  setpriv --reuid="$HOST_USER" --regid="$HOST_USER" --clear-groups -- "$@" > /dev/null 2>&1
+}
+# A setpriv that cannot drop to the user would read as "denied" in every case.
+command -v setpriv > /dev/null || ll_die "setpriv not found on this host: the permissions scenario runs commands as uid $HOST_USER with it; install util-linux"
+as_host_user true || ll_die "setpriv could not run true as uid $HOST_USER:$HOST_USER on this host; run 'setpriv --reuid=$HOST_USER --regid=$HOST_USER --clear-groups -- true' there to see why"
+
+# file_owner: uid:gid of written.txt on the host, - when the container wrote none.
+# host_list, host_read: 1/0 whether uid 1000 could list the volume's _data and
+# read written.txt in it; - for a bind mount, host_read - where no file was written.
+printf 'case\tuser\texit_status\twrote\tinside\toutside\tfile_owner\thost_list\thost_read\terror\n' \
+  > "$LL_OUT/permissions.tsv"
 for case in $LL_P_CASES; do
   ll_phase mount
   user=65534:65534
@@ -60,8 +77,21 @@ for case in $LL_P_CASES; do
   inside="$(head -n 1 "$LL_OUT/$case.stdout")"
   if [ "$source_kind" = volume ]; then outside_path="$(volume_dir "$src")"; else outside_path="$src"; fi
   outside="$(stat -c '%u:%g %a' "$outside_path")"
-  if [ -f "$outside_path/written.txt" ]; then wrote=1; else wrote=0; fi
+  file_owner=- host_list=- host_read=-
+  if [ -f "$outside_path/written.txt" ]; then
+    wrote=1
+    file_owner="$(stat -c '%u:%g' "$outside_path/written.txt")"
+  else
+    wrote=0
+  fi
+  if [ "$source_kind" = volume ]; then
+    # The seed's check: ls of the volume's _data as the host user (line 20).
+    if as_host_user ls -- "$outside_path"; then host_list=1; else host_list=0; fi
+    if [ "$wrote" = 1 ]; then
+      if as_host_user cat -- "$outside_path/written.txt"; then host_read=1; else host_read=0; fi
+    fi
+  fi
   error="$(head -c 300 "$LL_OUT/$case.stderr" | tr '\t\n' '  ')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$user" "$status" "$wrote" "$inside" "$outside" "$error" \
-    >> "$LL_OUT/permissions.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$user" "$status" "$wrote" "$inside" "$outside" \
+    "$file_owner" "$host_list" "$host_read" "$error" >> "$LL_OUT/permissions.tsv"
 done

@@ -29,6 +29,18 @@ export const permissions: Scenario<z.output<typeof params>> = {
   metrics: [
     { name: 'wrote', unit: 'bool', better: 'higher', description: '1 when the container could write its file' },
     { name: 'exit_status', unit: 'status', better: 'lower', description: "the container's exit status" },
+    {
+      name: 'host_list',
+      unit: 'bool',
+      better: 'lower',
+      description: "1 when the host user (uid 1000) could list a volume's _data (volume cases only)",
+    },
+    {
+      name: 'host_read',
+      unit: 'bool',
+      better: 'lower',
+      description: '1 when the host user could read the file the container wrote into a volume (where it wrote one)',
+    },
   ],
   guestEnv: (p) => ({ LL_P_CASES: p.cases.join(' ') }),
   // One container per case; under TCG a case takes ~8 s (seeds-tcg,

@@ -1,4 +1,4 @@
-import type { SeedParameter } from '../../report/seed-facts.js';
+import type { SeedParameter, SeedSource } from '../../report/seed-facts.js';
 import { SEED_003_STACK } from '../fio/seed.js';
 import { PERMISSION_CASES } from './cases.js';
 
@@ -18,3 +18,19 @@ export const PERMISSIONS_SEED_PARAMETERS: readonly SeedParameter[] = [
     source: { seed: '003', line: 13, words: 'prom/prometheus:v3.15.1 runs as nobody (uid 65534)' },
   },
 ];
+
+/**
+ * What seed 003 says of the owners of its data and of the host user's
+ * access, in its own words: the claims quote them, and
+ * test/unit/report/seed-facts.test.ts checks them against the article.
+ */
+export const PERMISSIONS_SEED_WORDS = {
+  volumeOwner: { seed: '003', line: 17, words: 'A fresh named volume worked, with owner 65534:65534' },
+  hostUser: { seed: '003', line: 16, words: 'Owned by the host user (1000:1000)' },
+  hostCannotRead: {
+    seed: '003',
+    line: 20,
+    words:
+      'The host user cannot read a volume’s files directly: ls /var/lib/docker/volumes/<name>/_data returned Permission denied',
+  },
+} as const satisfies Record<string, SeedSource>;

@@ -277,7 +277,7 @@ describe('calibration check (A/A pairs inside every run)', () => {
 });
 
 describe('seed claims in the report', () => {
-  it('are listed in their fixed order whatever order the scenarios register in: 004, 003 (fio), 000, 002, 003 (permissions), 003 (backup)', () => {
+  it('are listed in their fixed order whatever order the scenarios register in: 004, 003 (fio), 000, 002, 003 (permissions, host user), 003 (backup)', () => {
     const samples: Sample[] = [
       ...lifecycle(40, 5),
       ...['layer', 'volume', 'bind', 'hostshare'].flatMap((mount) =>
@@ -292,6 +292,8 @@ describe('seed claims in the report', () => {
         ),
       ),
       sample('xfs', 'permissions', 'none', 1, 'wrote', 0, { case: 'missing-host-path' }),
+      sample('xfs', 'permissions', 'none', 1, 'wrote', 1, { case: 'fresh-volume' }),
+      sample('xfs', 'permissions', 'none', 1, 'host_list', 0, { case: 'fresh-volume' }),
       ...['host-bind', 'host-volume', 'helper-container'].flatMap((method) =>
         reps(method === 'helper-container' ? 6 : 4).map((v, i) =>
           sample('xfs', 'backup', 'none', i + 1, 'seconds', v, { method }),
@@ -307,6 +309,7 @@ describe('seed claims in the report', () => {
         '000 the MySQL',
         '002 dbench on',
         '003 a uid-65534',
+        '003 the host',
         '003 tar czf',
         '003 tar czf',
       ],

@@ -23,6 +23,7 @@ import { DBENCH_SEED_FIGURES } from '../../../lab/scenarios/dbench/seed.ts';
 import { SEED_003_PROFILES } from '../../../lab/scenarios/fio/seed.ts';
 import { SCENARIOS } from '../../../lab/scenarios/index.ts';
 import { LIFECYCLE_SEED_FIGURES } from '../../../lab/scenarios/lifecycle/seed.ts';
+import { PERMISSIONS_SEED_WORDS } from '../../../lab/scenarios/permissions/seed.ts';
 import type { Scenario } from '../../../lab/scenarios/types.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -52,6 +53,8 @@ const SOURCES: [string, SeedSource][] = [
     parameters.map((p): [string, SeedSource] => [`${scenario.name}: ${p.label}`, p.source]),
   ),
   ...FIGURES.map(([name, f]): [string, SeedSource] => [name, f.source]),
+  // Words a claim quotes without a number in them.
+  ...Object.entries(PERMISSIONS_SEED_WORDS).map(([k, source]): [string, SeedSource] => [`permissions ${k}`, source]),
 ];
 
 /** The number a figure's words hold: "2m54.169s" is 174.169, "Throughput 30.1989 MB/sec" 30.1989. */

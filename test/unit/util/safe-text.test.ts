@@ -314,6 +314,7 @@ const HOSTILE_RAW: Record<ScenarioName, { measured?: (factor: number) => string;
     failing: [
       `case\tuser\texit_status\twrote\tinside\toutside\terror\n${HOSTILE_CELL}\tu\t0\t1\ti\to\te\n`,
       `case\tuser\texit_status\twrote\tinside\toutside\terror\n${PERMISSION_CASES[0]?.name}\tu\t${HOSTILE_CELL}\t1\ti\to\te\n`,
+      `case\tuser\texit_status\twrote\tinside\toutside\tfile_owner\thost_list\thost_read\terror\nchown-fix\tu\t0\t1\ti\to\t${HOSTILE_CELL}\t-\t-\te\n`,
     ],
   },
   dbench: { failing: [`dbench version 4.00\n${HOSTILE_NAME}`] },
