@@ -65,6 +65,20 @@ esac
 `,
 );
 chmodSync(join(bin, 'docker'), 0o755);
+// The Engine API over curl: a create records the container (its body), the list answers with it while it exists.
+const HEX = 'ab'.repeat(32);
+writeFileSync(
+  join(bin, 'curl'),
+  `#!/usr/bin/env bash
+printf 'curl %s\\n' "$*" >> "$FAKE/calls"
+case "$*" in
+  *containers/json*) if [ -f "$FAKE/container" ]; then echo '[{"Id":"${HEX}","Names":["/x"]}]'; else echo '[]'; fi ;;
+  *containers/create*) printf '%s\\n' "$*" > "$FAKE/container"; echo '{"Id":"${HEX}","Warnings":[]}' ;;
+  *) ;;
+esac
+`,
+);
+chmodSync(join(bin, 'curl'), 0o755);
 
 const JOBS = { seqwrite: 'seqwrite:write:seq', randread: 'randread:randread:rand' };
 
@@ -143,6 +157,30 @@ describe('lab/scenarios/fio/guest.sh', () => {
     const exec = second.calls[1] ?? '';
     assert.ok(exec.endsWith('--stonewall --unlink=1'), `the last job unlinks the file (layout per-trial): ${exec}`);
     assert.equal(readFileSync(join(out, 'fio.json'), 'utf8').trim(), '{"jobs":[]}', "fio's output is the trial's");
+  });
+
+  it('kept through the Engine API: looked up by its labels with curl, made with networking disabled', () => {
+    const env = { LL_P_CONTAINER: 'kept', LL_CONTAINER_START: '' };
+    const first = trial('r1-a-fio-volume', env);
+    assert.equal(first.code, 0, first.stderr);
+    const lookup = first.calls.find((c) => c.includes('containers/json')) ?? '';
+    assert.ok(
+      lookup.includes(
+        'filters={"label":["layerlab.lab=lab1","layerlab.run=run1","layerlab.kept=fio-volume"],"status":["running"]}',
+      ),
+      `the lookup filters on lab, run and cell: ${lookup}`,
+    );
+    const create = readFileSync(join(fake, 'container'), 'utf8');
+    assert.match(create, /"Cmd":\["\/bin\/sleep","infinity"\]/);
+    assert.match(create, /"layerlab.kept":"fio-volume"/);
+    assert.match(create, /"NetworkDisabled":true/);
+    const second = trial('r2-a-fio-volume', env);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(
+      second.calls.map((c) => (c.startsWith('curl') ? 'curl' : c.split(' ').slice(0, 2).join(' '))),
+      ['curl', 'exec ll-keep-fio-volume'],
+      "found by one curl call, fio exec'd",
+    );
   });
 
   it('kept: a container of another run is not reused', () => {
