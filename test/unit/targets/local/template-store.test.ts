@@ -250,6 +250,7 @@ describe('restoring', () => {
       port: 2222,
       accel: 'tcg' as const,
       tcgCacheMiB: 1024,
+      diskAio: 'native' as const,
     };
     const booting = qemuArgs(vm);
     assert.equal(booting[booting.indexOf('-accel') + 1], 'tcg,thread=multi,tb-size=1024', "the lab's TCG cache size");
