@@ -1,6 +1,7 @@
 /**
- * QEMU's command line for a lab's VM: the disks' I/O mode
- * (target.local.diskAio) reaches both of its drives, always with cache=none.
+ * QEMU's command line for a lab's VM: booting and restoring from a template
+ * differ only in -incoming; the disks' I/O mode (target.local.diskAio)
+ * reaches both of its drives, always with cache=none.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -71,5 +72,21 @@ describe('qemuArgs: the disks’ aio mode', () => {
     assert.equal(threads.length, native.length);
     const differ = native.flatMap((a, i) => (a === threads[i] ? [] : [a.replace(/.*,id=(\w+),.*/, '$1')]));
     assert.deepEqual(differ, ['root', 'data'], 'only the two drives differ');
+  });
+});
+
+describe('qemuArgs: booting and restoring', () => {
+  it('a restoring VM has a QMP socket and -incoming; a booting one no -incoming', () => {
+    const booting = qemuArgs({ ...vm, tcgCacheMiB: 1024 });
+    assert.equal(booting[booting.indexOf('-accel') + 1], 'tcg,thread=multi,tb-size=1024', "the lab's TCG cache size");
+    assert.ok(!booting.includes('-incoming'), 'a cold boot loads nothing');
+    assert.ok(booting.includes('unix:/state/a/qmp.sock,server=on,wait=off'), 'QMP socket in the VM folder');
+    const restoring = qemuArgs({ ...vm, tcgCacheMiB: 1024, incoming: 'exec:zstd -q -dc -- /t/memory.zst' });
+    assert.equal(restoring[restoring.indexOf('-incoming') + 1], 'exec:zstd -q -dc -- /t/memory.zst');
+    // The machine itself must be the same for the saved state to load.
+    assert.deepEqual(
+      restoring.filter((a) => a !== '-incoming' && !a.startsWith('exec:')),
+      booting,
+    );
   });
 });
