@@ -16,15 +16,15 @@
  * an hour. Nothing else should run meanwhile: the figures are the machine's.
  * Usage: npm run bench:ci-like -- [--commit REV] [--keep]
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { USER_HZ, cpuSecondsOf, procStatFields } from '../lab/util/proc.ts';
 import { flagValue } from './args.ts';
+import { cleanClone, emptyCacheEnv } from './clean-clone.ts';
 import { type Timed, e2eDurations } from './tap.ts';
 
-const REPO = resolve(import.meta.dirname, '..');
 const commit = flagValue('--commit') ?? 'HEAD';
 const keep = process.argv.includes('--keep');
 if (process.getuid?.() !== 0) {
@@ -34,14 +34,7 @@ if (process.getuid?.() !== 0) {
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-ci-like-'));
 const clone = join(work, 'clone');
-const git = (...args: string[]) => {
-  const r = spawnSync('git', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-};
-const rev = git('-C', REPO, 'rev-parse', '--short', commit);
-git('clone', '--quiet', '--no-checkout', REPO, clone);
-git('-C', clone, 'checkout', '--quiet', rev);
+const rev = cleanClone(clone, commit);
 
 /** Busy and total ticks of all cores since boot (/proc/stat's first line). */
 function cpuTicks(): { busy: number; total: number } {
@@ -89,7 +82,7 @@ const sampler = setInterval(sampleQemus, 1000);
 console.error(`bench:ci-like: .ci/run at ${rev} in ${clone}; its output goes to ${logPath}`);
 const child = spawn(join(clone, '.ci', 'run'), [], {
   cwd: clone,
-  env: { ...process.env, LAYERLAB_CACHE: join(work, 'cache') },
+  env: { ...process.env, ...emptyCacheEnv(work) },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 child.stdout.pipe(log, { end: false });

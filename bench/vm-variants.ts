@@ -4,13 +4,17 @@
  * meant for a machine without KVM):
  *   --knob tcg-cache  target.local.tcgCacheMiB 256 vs 1024 (QEMU's tb-size)
  *   --knob cpus       every host's cpus 2 vs 1
+ *   --knob disk-aio   target.local.diskAio native vs threads (QEMU's aio= of
+ *                     both disks, cache=none either way)
  * For each variant: one `up --cold` (boot + prepare, which also keeps the
  * templates), then `run`s restored from those templates in pairs whose order
  * alternates (A B, B A, ...). Each step reports its wall and the CPU seconds
  * its qemu processes used (what counts when several labs share the cores, as
  * test:e2e's files do); after each run, QEMU's own count of code-cache flushes
- * (`info jit` over QMP) and each qemu's peak RSS.
- * Usage: npm run bench:vm-variants -- --knob tcg-cache|cpus [--pairs N] (default 2)
+ * (`info jit` over QMP), each qemu's peak RSS and its data disk's mean
+ * milliseconds per read and per write with the failed requests
+ * (`query-blockstats`; a restored VM counts from its restore).
+ * Usage: npm run bench:vm-variants -- --knob tcg-cache|cpus|disk-aio [--pairs N] (default 2)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +25,7 @@ import { Qmp } from '../lab/targets/local/qmp.ts';
 import { readLocalState } from '../lab/targets/local/state.ts';
 import { cpuSecondsOf, procStatFields } from '../lab/util/proc.ts';
 import { flagValue } from './args.ts';
+import { type DriveIo, driveIo } from './blockstats.ts';
 import { peakRssKiB, timedLayerlab } from './timed-cli.ts';
 
 type Lab = Record<string, unknown> & { target?: { local?: object }; hosts: object[] };
@@ -29,14 +34,24 @@ interface Variant {
   apply: (lab: Lab) => Lab;
 }
 
+/** The lab with these target.local settings. */
+const withLocal = (local: object) => (lab: Lab) => ({
+  ...lab,
+  target: { ...lab.target, local: { ...lab.target?.local, ...local } },
+});
+
 const KNOBS: Record<string, [Variant, Variant]> = {
   'tcg-cache': [256, 1024].map((size) => ({
     label: `tcgCacheMiB ${size}`,
-    apply: (lab: Lab) => ({ ...lab, target: { ...lab.target, local: { ...lab.target?.local, tcgCacheMiB: size } } }),
+    apply: withLocal({ tcgCacheMiB: size }),
   })) as [Variant, Variant],
   cpus: [2, 1].map((cpus) => ({
     label: `cpus ${cpus}`,
     apply: (lab: Lab) => ({ ...lab, hosts: lab.hosts.map((h) => ({ ...h, cpus })) }),
+  })) as [Variant, Variant],
+  'disk-aio': ['native', 'threads'].map((diskAio) => ({
+    label: `diskAio ${diskAio}`,
+    apply: withLocal({ diskAio }),
   })) as [Variant, Variant],
 };
 
@@ -88,22 +103,26 @@ async function step(what: string, ...args: string[]): Promise<Step> {
 interface RunSample extends Step {
   flushes: number[];
   peakRssMiB: number[];
+  /** Each host's data disk as QEMU counted it (undefined: QEMU did not name the drive). */
+  dataDisk: (DriveIo | undefined)[];
 }
 
-async function qemuFacts(): Promise<Pick<RunSample, 'flushes' | 'peakRssMiB'>> {
+async function qemuFacts(): Promise<Pick<RunSample, 'flushes' | 'peakRssMiB' | 'dataDisk'>> {
   const flushes: number[] = [];
   const peakRssMiB: number[] = [];
+  const dataDisk: (DriveIo | undefined)[] = [];
   for (const vm of vms()) {
     const qmp = await Qmp.connect(join(vm.dir, 'qmp.sock'));
     try {
       const jit = await qmp.execute<string>('human-monitor-command', { 'command-line': 'info jit' });
       flushes.push(Number(/TB flush count\s+(\d+)/.exec(jit)?.[1] ?? Number.NaN));
+      dataDisk.push(driveIo(await qmp.execute('query-blockstats'), 'data'));
     } finally {
       qmp.close();
     }
     peakRssMiB.push(Math.round((peakRssKiB(vm.pid) ?? Number.NaN) / 1024));
   }
-  return { flushes, peakRssMiB };
+  return { flushes, peakRssMiB, dataDisk };
 }
 
 /** `up` from the variant's templates, `run`, facts, `down`. */
@@ -118,6 +137,9 @@ async function runFromTemplates(lab: string): Promise<RunSample> {
 }
 
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' ');
+/** One figure per host, hosts joined by '/', runs by ' ' (as the flushes row). */
+const perHost = (r: RunSample[], f: (d: DriveIo) => string) =>
+  r.map((x) => x.dataDisk.map((d) => (d ? f(d) : '?')).join('/')).join(' ');
 const row = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`);
 const median = (xs: number[]) => describe(xs).median;
 
@@ -144,6 +166,18 @@ try {
     row('  run qemu CPU (s), each', fmt(r.map((x) => x.qemuCpu)));
     row('  code-cache flushes per host, each run', r.map((x) => x.flushes.join('/')).join(' '));
     row('  qemu peak RSS per host (MiB), each run', r.map((x) => x.peakRssMiB.join('/')).join(' '));
+    row(
+      '  data disk ms per read at QEMU, each run',
+      perHost(r, (d) => d.readMs.toFixed(2)),
+    );
+    row(
+      '  data disk ms per write at QEMU, each run',
+      perHost(r, (d) => d.writeMs.toFixed(2)),
+    );
+    row(
+      '  data disk failed requests, each run',
+      perHost(r, (d) => String(d.failed)),
+    );
   });
   const [a, b] = runs as [RunSample[], RunSample[]];
   const ratio = (f: (x: RunSample) => number) => a.map((x, i) => f(b[i] as RunSample) / f(x));

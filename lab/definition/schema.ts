@@ -88,6 +88,18 @@ const localTarget = z
         "under TCG, each VM's translated-code cache (QEMU's `tb-size`), memory beside the VM's; see targets.md",
       ),
     /**
+     * How QEMU submits the VMs' disk I/O (its drives' `aio=`), always with
+     * cache=none: native (Linux AIO), threads (a pool of threads doing
+     * pread/pwrite) or io_uring. native, the default, is what every figure
+     * so far was measured with; on a machine that is itself a VM, guests
+     * have seen writes under native that never completed, so the other two
+     * can be measured against it (bench:vm-variants --knob disk-aio).
+     */
+    diskAio: z
+      .enum(['native', 'threads', 'io_uring'])
+      .default('native')
+      .describe("how QEMU submits the VMs' disk I/O (the drives' `aio=`, with `cache=none`); see targets.md"),
+    /**
      * virtiofsd's cache mode for mount kind hostshare: none (every access
      * goes to this machine), auto (attributes and data kept until the file
      * changes on this machine), always (kept until the guest drops them).

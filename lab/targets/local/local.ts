@@ -175,8 +175,9 @@ async function bootHost(
   const nfs = shares.has('nfs') ? await startNfs(store, host, dir, log) : undefined;
   const ninep = shares.has('9p');
   if (ninep) await makeNinepFolder(dir);
-  const { tcgCacheMiB } = lab.target.local;
-  await startOnFreePort(store, host, { dir, image, accel, tcgCacheMiB, hostshare, nfs, ninep, flatcar }, log);
+  const { tcgCacheMiB, diskAio } = lab.target.local;
+  const vm = { dir, image, accel, tcgCacheMiB, diskAio, hostshare, nfs, ninep, flatcar };
+  await startOnFreePort(store, host, vm, log);
   return store.update(host.name, { hostKey: keys.hostPublic.trim() });
 }
 
@@ -196,9 +197,10 @@ async function restoreHost(
 ): Promise<LocalHostState> {
   const { dir, keys } = await newHostDir(store, host);
   await copyTemplateDisks(template, dir, log);
-  const { tcgCacheMiB } = lab.target.local;
+  // tcgCacheMiB and diskAio are this lab's, not the template's: neither is guest state (templateKey).
+  const { tcgCacheMiB, diskAio } = lab.target.local;
   const incoming = incomingFrom(template);
-  const state = await startOnFreePort(store, host, { dir, image, accel, tcgCacheMiB, incoming }, log);
+  const state = await startOnFreePort(store, host, { dir, image, accel, tcgCacheMiB, diskAio, incoming }, log);
   await resumeRestored(dir);
   const endpoint = {
     name: host.name,

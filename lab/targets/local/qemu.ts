@@ -12,6 +12,8 @@ import { nfsGuestfwd } from './nfs-share.js';
 import { ninepQemuArgs } from './ninep-share.js';
 
 export type Accel = 'kvm' | 'tcg';
+/** QEMU's `aio=` for the VMs' disks (lab file: target.local.diskAio). */
+export type DiskAio = 'native' | 'threads' | 'io_uring';
 
 export const QEMU = 'qemu-system-x86_64';
 /** Serial of the data disk; the guest sees it as /dev/disk/by-id/virtio-lldata. */
@@ -96,6 +98,8 @@ export interface VmSpec {
   accel: Accel;
   /** TCG's translated-code cache in MiB (tb-size); unused under KVM. */
   tcgCacheMiB: number;
+  /** How QEMU submits the root and data disks' I/O (`aio=`), always with cache=none. */
+  diskAio: DiskAio;
   /** Attach the virtiofs share (mount kind hostshare); its daemon must be running. */
   hostshare?: boolean;
   /** Attach the 9p folder (mount kind hostshare-9p; ninep-share.ts). */
@@ -145,6 +149,8 @@ export function qemuArgs(spec: VmSpec): string[] {
     '-device',
     `virtio-blk-pci,drive=${id}${device}`,
   ];
+  // cache=none (no host page cache in the way) goes with each of the three aio modes.
+  const direct = `,cache=none,aio=${spec.diskAio}`;
   // A Flatcar image boots through the firmware from its root disk (its GRUB picks /usr A or B).
   const kernel = spec.flatcar
     ? []
@@ -155,9 +161,9 @@ export function qemuArgs(spec: VmSpec): string[] {
     ...kernel,
     // The root disk holds /var/lib/docker on devicemapper hosts (volumes, bind
     // sources): no host page cache there either, or those trials would measure RAM.
-    ...disk('root', f.root, 'qcow2', ',cache=none,aio=native', spec.flatcar ? ',bootindex=0' : ''),
+    ...disk('root', f.root, 'qcow2', direct, spec.flatcar ? ',bootindex=0' : ''),
     // The data disk is what the benchmark measures: no host page cache in the way.
-    ...disk('data', f.data, 'raw', ',cache=none,aio=native', ',serial=lldata'),
+    ...disk('data', f.data, 'raw', direct, ',serial=lldata'),
     ...(spec.flatcar ? flatcarQemuArgs(spec.flatcar) : disk('seed', f.seed, 'raw', ',readonly=on', ',serial=llseed')),
     ...(spec.hostshare ? shareQemuArgs(spec.dir, spec.memoryMiB) : []),
     ...(spec.ninep ? ninepQemuArgs(spec.dir) : []),

@@ -23,7 +23,14 @@ export interface WantedTemplate {
   spec: TemplateSpec;
 }
 
-/** Everything that shapes a prepared VM; any change makes a new key. */
+/**
+ * Everything that shapes a prepared VM; any change makes a new key. How
+ * QEMU runs it on this machine is not in it: TCG's code cache
+ * (tcgCacheMiB) is dropped and refilled anyway, and the disks' aio mode
+ * (diskAio) is how QEMU reaches the disk files, which the saved state does
+ * not carry. QEMU's `stop` drains every request before the save, so a
+ * template saved under one mode restores under another with nothing in flight.
+ */
 export interface TemplateSpec {
   /**
    * The lab: prepare labels what it loads with the lab's name (cleanup finds

@@ -195,6 +195,15 @@ describe('finding 13: YAML that is not a lab definition', () => {
     assert.doesNotMatch(r.err, /null null/, 'no "expected object, got null null"');
   });
 
+  it('a local VM disk aio mode QEMU does not have: exit 2, naming the key and the modes', () => {
+    const quick = readFileSync(join(ROOT, 'labs', 'quick.yaml'), 'utf8');
+    const text = quick.replace(/^ {2}kind: local$/m, '  kind: local\n  local: { diskAio: posix }');
+    assert.notEqual(text, quick, 'labs/quick.yaml still has target.kind: local');
+    const r = validateText('aio.yaml', text);
+    assert.equal(r.status, 2, `exit 2 (bad input), got ${r.status}: ${r.err}`);
+    assert.match(r.err, /aio\.yaml.*target\.local\.diskAio: expected one of native, threads, io_uring; got "posix"/);
+  });
+
   it('a file of comments only is empty too', () => {
     const r = validateText('comments.yaml', '# nothing here yet\n');
     assert.equal(r.status, 2, r.err);

@@ -142,6 +142,18 @@ describe('lab definition', () => {
     assert.match(errorOf(`${good}target: { local: { tcgCacheMiB: 16 } }\n`), /target\.local\.tcgCacheMiB/);
   });
 
+  it("the local VMs' disk aio mode: native unless the lab sets threads or io_uring; nothing else", () => {
+    assert.equal(parseLabDefinition(good, 'labs/x.yaml').target.local.diskAio, 'native');
+    for (const mode of ['native', 'threads', 'io_uring']) {
+      const set = `${good}target: { local: { diskAio: ${mode} } }\n`;
+      assert.equal(parseLabDefinition(set, 'labs/x.yaml').target.local.diskAio, mode);
+    }
+    assert.match(
+      errorOf(`${good}target: { local: { diskAio: posix } }\n`),
+      /target\.local\.diskAio: expected one of native, threads, io_uring; got "posix"/,
+    );
+  });
+
   it('hostshare-nfs is a local kind too; virtiofs takes a cache mode, auto unless set', () => {
     const nfs = good.replace('mounts: [layer, volume, bind]', 'mounts: [layer, hostshare, hostshare-nfs]');
     const lab = parseLabDefinition(nfs, 'labs/x.yaml');

@@ -195,6 +195,7 @@ describe('local Flatcar: the QEMU command line', () => {
     port: 40022,
     accel: 'tcg' as const,
     tcgCacheMiB: 1024,
+    diskAio: 'native' as const,
   };
   const flatcar = { ignition: join(dir, 'ignition.json'), image: qcow2Image };
   const args = qemuArgs({ ...vm, flatcar });

@@ -69,6 +69,7 @@ const vm = {
   port: 2222,
   accel: 'tcg',
   tcgCacheMiB: 1024,
+  diskAio: 'native',
 } as const;
 
 describe('hostshare-9p', () => {

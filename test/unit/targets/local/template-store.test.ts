@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GUEST_DIR } from '../../../../lab/paths.ts';
-import { QEMU, qemuArgs } from '../../../../lab/targets/local/qemu.ts';
+import { QEMU } from '../../../../lab/targets/local/qemu.ts';
 import { Qmp } from '../../../../lab/targets/local/qmp.ts';
 import {
   RUN_TIME_GUEST_FILES,
@@ -231,37 +231,6 @@ describe('restoring', () => {
     // QEMU runs what follows exec: with /bin/sh -c.
     const out = spawnSync('/bin/sh', ['-c', uri.slice('exec:'.length)], { encoding: 'utf8' });
     assert.equal(out.stdout, 'state bytes');
-  });
-
-  it('a restoring VM has a QMP socket and -incoming; a booting one no -incoming', () => {
-    const vm = {
-      name: 'l-h',
-      dir: '/state/h',
-      image: {
-        key: 'k',
-        release: 'debian-12' as const,
-        dir: '/i',
-        base: '/i/base.raw',
-        kernel: '/i/vmlinuz',
-        initrd: '/i/initrd.img',
-      },
-      cpus: 2,
-      memoryMiB: 1024,
-      port: 2222,
-      accel: 'tcg' as const,
-      tcgCacheMiB: 1024,
-    };
-    const booting = qemuArgs(vm);
-    assert.equal(booting[booting.indexOf('-accel') + 1], 'tcg,thread=multi,tb-size=1024', "the lab's TCG cache size");
-    assert.ok(!booting.includes('-incoming'), 'a cold boot loads nothing');
-    assert.ok(booting.includes('unix:/state/h/qmp.sock,server=on,wait=off'), 'QMP socket in the VM folder');
-    const restoring = qemuArgs({ ...vm, incoming: 'exec:zstd -q -dc -- /t/memory.zst' });
-    assert.equal(restoring[restoring.indexOf('-incoming') + 1], 'exec:zstd -q -dc -- /t/memory.zst');
-    // The machine itself must be the same for the saved state to load.
-    assert.deepEqual(
-      restoring.filter((a) => a !== '-incoming' && !a.startsWith('exec:')),
-      booting,
-    );
   });
 
   it('the refresh script sets the clock, reseeds, installs the keys and hostname, and quotes every value', () => {
