@@ -341,7 +341,7 @@ describe("parameters unlike the seed's, under each claim", () => {
     }
     assert.match(
       md,
-      / {2}- as the seed: fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread\n/,
+      / {2}- as the seed: fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; fio container fresh; fio file per-trial\n/,
     );
     // Under the fio claim, after its evidence.
     assert.match(
@@ -356,7 +356,7 @@ describe("parameters unlike the seed's, under each claim", () => {
     assert.doesNotMatch(md, / {2}- unlike the seed:/);
     assert.match(
       md,
-      / {2}- as the seed: storage stack ext4 root, containerd overlayfs snapshotter \(one virtio disk\); fio file size 512 MiB; fio runtime per job 15 s; fio ramp per job 2 s; fio iodepth 32; fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; repetitions 3 runs\n/,
+      / {2}- as the seed: storage stack ext4 root, containerd overlayfs snapshotter \(one virtio disk\); fio file size 512 MiB; fio runtime per job 15 s; fio ramp per job 2 s; fio iodepth 32; fio random block size 4 KiB; fio jobs seqwrite, seqread, randwrite, randread; fio container fresh; fio file per-trial; repetitions 3 runs\n/,
     );
   });
 
