@@ -6,35 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { parseDbImport } from '../../../../lab/scenarios/db-import/parse.ts';
+import { guestSandbox } from '../../guest-sandbox.ts';
 
-const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
-const root = mkdtempSync(join(tmpdir(), 'layerlab-db-import-guest-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-
-// The script sources ../../../guest/lib.sh from its own folder: the same shape here.
-mkdirSync(join(root, 'lab', 'scenarios', 'db-import'), { recursive: true });
-mkdirSync(join(root, 'guest'));
-cpSync(
-  join(REPO, 'lab', 'scenarios', 'db-import', 'guest.sh'),
-  join(root, 'lab', 'scenarios', 'db-import', 'guest.sh'),
-);
-cpSync(join(REPO, 'guest', 'lib.sh'), join(root, 'guest', 'lib.sh'));
+const box = guestSandbox('db-import-guest', {
+  scenarios: ['db-import'],
+  libTail: (root) => `LL_WORK=${JSON.stringify(join(root, 'work'))}`,
+});
+const { root } = box;
 const work = join(root, 'work');
-appendFileSync(join(root, 'guest', 'lib.sh'), `\nLL_WORK=${JSON.stringify(work)}\n`);
 
 // A dump and a template datadir as earlier trials on this host leave them, so
 // only the server's start and the import run here.
@@ -50,12 +33,9 @@ writeFileSync(join(work, 'mariadb', '11.8', 'version'), 'mariadbd Ver 11.8.3\n')
  * the ones listed in FAKE_FAIL_STARTS exit at once and log InnoDB's refusal,
  * the others answer queries. Every other command does what the script needs.
  */
-const bin = join(root, 'bin');
-mkdirSync(bin);
-writeFileSync(
-  join(bin, 'docker'),
-  `#!/usr/bin/env bash
-set -euo pipefail
+box.fake(
+  'docker',
+  `set -euo pipefail
 state="$FAKE_STATE"
 n="$(cat "$state/starts" 2>/dev/null || echo 0)"
 failed() { case " $FAKE_FAIL_STARTS " in *" $n "*) return 0 ;; esac; return 1; }
@@ -75,17 +55,16 @@ case "$1" in
 esac
 `,
 );
-chmodSync(join(bin, 'docker'), 0o755);
 
 function trial(id: string, failStarts: string) {
   const out = join(root, 'out', id);
   const fake = join(root, 'fake', id);
   mkdirSync(out, { recursive: true });
   mkdirSync(fake, { recursive: true });
-  const r = spawnSync('bash', [join(root, 'lab', 'scenarios', 'db-import', 'guest.sh')], {
+  const r = spawnSync('bash', [box.script('db-import')], {
     encoding: 'utf8',
     env: {
-      PATH: `${bin}:${process.env.PATH}`,
+      PATH: box.path,
       LL_OUT: out,
       LL_LAB: 'unit',
       LL_ENGINE: 'docker',
@@ -138,7 +117,7 @@ describe('db-import guest.sh: the server start', () => {
  */
 describe('db-import guest.sh: the datadir copy', () => {
   it('keeps modes and times but does not ask to keep owners', () => {
-    const script = readFileSync(join(REPO, 'lab', 'scenarios', 'db-import', 'guest.sh'), 'utf8');
+    const script = readFileSync(box.script('db-import'), 'utf8');
     const copies = script.split('\n').filter((l) => /\bcp\s/.test(l) && l.includes('/var/lib/mysql'));
     assert.equal(copies.length, 1, `one copy into the datadir: ${copies.join(' | ')}`);
     assert.match(copies[0] ?? '', /\bcp -a --no-preserve=ownership /, 'modes and times kept, owners not');

@@ -6,50 +6,31 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, beforeEach, describe, it } from 'node:test';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, it } from 'node:test';
+import { guestSandbox } from '../../guest-sandbox.ts';
 
-const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
-const root = mkdtempSync(join(tmpdir(), 'layerlab-fio-guest-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-
-const fake = join(root, 'fake');
-const bin = join(root, 'bin');
-const out = join(root, 'out');
-const bindRoot = join(root, 'bind');
-for (const dir of [fake, bin, out, bindRoot, join(root, 'guest'), join(root, 'lab', 'scenarios', 'fio')]) {
-  mkdirSync(dir, { recursive: true });
-}
-cpSync(join(REPO, 'guest', 'lib.sh'), join(root, 'guest', 'lib.sh'));
-cpSync(join(REPO, 'guest', 'drop-kept.sh'), join(root, 'guest', 'drop-kept.sh'));
-cpSync(join(REPO, 'lab', 'scenarios', 'fio', 'guest.sh'), join(root, 'lab', 'scenarios', 'fio', 'guest.sh'));
 // Nothing outside the temporary root: layerlab's folders and the shared-folder mount points.
-const moved = { LL_STATE: join(root, 'state'), LL_BIND_ROOT: bindRoot };
-appendFileSync(
-  join(root, 'guest', 'lib.sh'),
-  `\nLL_STATE=${JSON.stringify(moved.LL_STATE)}; LL_BIND_ROOT=${JSON.stringify(bindRoot)}
+const box = guestSandbox('fio-guest', {
+  scenarios: ['fio'],
+  guestFiles: ['drop-kept.sh'],
+  libTail: (
+    root,
+  ) => `LL_STATE=${JSON.stringify(join(root, 'state'))}; LL_BIND_ROOT=${JSON.stringify(join(root, 'bind'))}
 LL_SHARE_ROOT=${JSON.stringify(join(root, 'share'))}; LL_NFS_ROOT=$LL_SHARE_ROOT; LL_9P_ROOT=$LL_SHARE_ROOT
-ll_engine_up() { return 0; }\n`,
-);
+ll_engine_up() { return 0; }`,
+});
+const fake = join(box.root, 'fake');
+const out = join(box.root, 'out');
+const bindRoot = join(box.root, 'bind');
+for (const dir of [fake, out, bindRoot]) mkdirSync(dir);
 // The docker CLI: every call logged; `run -d` starts "the" container, `rm -f` removes it,
 // `ps` lists it while it runs (when its labels match the filters asked), `exec` prints fio's JSON
 // or fails when told to.
-writeFileSync(
-  join(bin, 'docker'),
-  `#!/usr/bin/env bash
-printf '%s\\n' "$*" >> "$FAKE/calls"
+box.fake(
+  'docker',
+  `printf '%s\\n' "$*" >> "$FAKE/calls"
 case "$1" in
   run) printf '%s\\n' "$*" > "$FAKE/container"; echo c0ffee ;;
   ps)
@@ -64,13 +45,11 @@ case "$1" in
 esac
 `,
 );
-chmodSync(join(bin, 'docker'), 0o755);
 // The Engine API over curl: a create records the container (its body), the list answers with it while it exists.
 const HEX = 'ab'.repeat(32);
-writeFileSync(
-  join(bin, 'curl'),
-  `#!/usr/bin/env bash
-printf 'curl %s\\n' "$*" >> "$FAKE/calls"
+box.fake(
+  'curl',
+  `printf 'curl %s\\n' "$*" >> "$FAKE/calls"
 case "$*" in
   *containers/json*) if [ -f "$FAKE/container" ]; then echo '[{"Id":"${HEX}","Names":["/x"]}]'; else echo '[]'; fi ;;
   *containers/create*) printf '%s\\n' "$*" > "$FAKE/container"; echo '{"Id":"${HEX}","Warnings":[]}' ;;
@@ -78,15 +57,14 @@ case "$*" in
 esac
 `,
 );
-chmodSync(join(bin, 'curl'), 0o755);
 
 const JOBS = { seqwrite: 'seqwrite:write:seq', randread: 'randread:randread:rand' };
 
 /** One trial of fio's guest script as run-trial.sh starts it; returns its status and docker's calls. */
 function trial(id: string, env: Record<string, string>, jobs = [JOBS.seqwrite, JOBS.randread]) {
-  const r = spawnSync('bash', [join(root, 'lab', 'scenarios', 'fio', 'guest.sh')], {
+  const r = spawnSync('bash', [box.script('fio')], {
     env: {
-      PATH: `${bin}:${process.env.PATH}`,
+      PATH: box.path,
       FAKE: fake,
       LL_OUT: out,
       LL_MOUNT: 'volume',
@@ -228,8 +206,8 @@ describe('lab/scenarios/fio/guest.sh', () => {
     assert.equal(trial('r1-a-fio-bind', { LL_P_CONTAINER: 'kept', LL_MOUNT: 'bind' }).code, 0);
     assert.ok(existsSync(join(bindRoot, 'll-keep-fio-bind')), 'the kept bind source exists');
     mkdirSync(join(bindRoot, 'owner-folder'));
-    const r = spawnSync('bash', [join(root, 'guest', 'drop-kept.sh')], {
-      env: { PATH: `${bin}:${process.env.PATH}`, FAKE: fake, LL_LAB: 'lab1', LL_ENGINE: 'docker' },
+    const r = spawnSync('bash', [join(box.root, 'guest', 'drop-kept.sh')], {
+      env: { PATH: box.path, FAKE: fake, LL_LAB: 'lab1', LL_ENGINE: 'docker' },
       encoding: 'utf8',
     });
     assert.equal(r.status, 0, r.stderr);

@@ -8,40 +8,20 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { PERMISSION_CASES } from '../../../../lab/scenarios/permissions/cases.ts';
 import { parsePermissions } from '../../../../lab/scenarios/permissions/parse.ts';
+import { guestSandbox } from '../../guest-sandbox.ts';
 
-const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
-const root = mkdtempSync(join(tmpdir(), 'layerlab-permissions-guest-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-
-// The script sources ../../../guest/lib.sh from its own folder: the same shape here.
-const script = join(root, 'lab', 'scenarios', 'permissions', 'guest.sh');
-mkdirSync(join(root, 'lab', 'scenarios', 'permissions'), { recursive: true });
-mkdirSync(join(root, 'guest'));
-cpSync(join(REPO, 'lab', 'scenarios', 'permissions', 'guest.sh'), script);
-cpSync(join(REPO, 'guest', 'lib.sh'), join(root, 'guest', 'lib.sh'));
-appendFileSync(join(root, 'guest', 'lib.sh'), `\nLL_BIND_ROOT=${JSON.stringify(join(root, 'binds'))}\n`);
-
-const bin = join(root, 'bin');
-mkdirSync(bin);
-const fake = (name: string, body: string) => {
-  writeFileSync(join(bin, name), `#!/usr/bin/env bash\nset -euo pipefail\n${body}`);
-  chmodSync(join(bin, name), 0o755);
-};
+const box = guestSandbox('permissions-guest', {
+  scenarios: ['permissions'],
+  libTail: (root) => `LL_BIND_ROOT=${JSON.stringify(join(root, 'binds'))}`,
+});
+const { root } = box;
+const script = box.script('permissions');
+const fake = (name: string, body: string) => box.fake(name, `set -euo pipefail\n${body}`);
 fake(
   'docker',
   `case "$1:\${2:-}" in
@@ -85,7 +65,7 @@ function trial(options: { allow?: string; broken?: boolean } = {}) {
   const r = spawnSync('bash', [script], {
     encoding: 'utf8',
     env: {
-      PATH: `${bin}:${process.env.PATH}`,
+      PATH: box.path,
       LL_OUT: out,
       LL_LAB: 'unit',
       LL_ENGINE: 'docker',
