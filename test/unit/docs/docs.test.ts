@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { buildProgram } from '../../../lab/cli.ts';
 import { parseLabDefinition } from '../../../lab/definition/load.ts';
 import { labSchema } from '../../../lab/definition/schema.ts';
-import { SCENARIO_NAMES } from '../../../lab/scenarios/index.ts';
+import { SCENARIOS, SCENARIO_NAMES } from '../../../lab/scenarios/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const README = join(ROOT, 'README.md');
@@ -413,6 +413,22 @@ describe('docs name only what exists', () => {
     if (!gitAvailable()) t.diagnostic('not a git checkout: commit hashes unchecked, run ids checked');
     const problems = pages().flatMap((p) => historyProblems(p.text, commitsAmong).map((x) => `${p.name}: ${x}`));
     assert.deepEqual(problems, []);
+  });
+
+  it("docs/reading-the-report.md's seed-claims table has a row for every claim rule, with its seed", () => {
+    const text = readFileSync(join(DOCS, 'reading-the-report.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Seed claims'));
+    const rows = section
+      .slice(section.indexOf('| seed | claim |'))
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.startsWith('| '))
+      .map((l) => l.split('|')[1]?.trim());
+    const rules = Object.values(SCENARIOS)
+      .flatMap((s) => s.report.claims.map((r) => ({ position: r.position, seed: s.seed })))
+      .sort((a, b) => a.position - b.position)
+      .map((r) => r.seed);
+    assert.deepEqual(rows, rules, 'one row per rule, in report order, naming the seed of its scenario');
   });
 
   it(`README.md has at most ${README_MAX_LINES} lines`, () => {
