@@ -5,4 +5,4 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 ll_require LL_LAB
-if ll_engine_up; then ll_kept_drop_all; fi
+if ll_engine_up; then ll_kept_drop; fi

@@ -842,7 +842,7 @@ ll_kept_container() {
       --filter status=running)"
   fi
   [ -z "$found" ] || return 0
-  ll_kept_drop "$cell"
+  ll_kept_drop "$cell" || :
   ll_phase mount
   LL_KEPT="$cell" ll_mount_setup "$LL_MOUNT" "keep-$cell" "$target"
   ll_phase start
@@ -856,33 +856,25 @@ ll_kept_container() {
   fi
 }
 
-# ll_kept_drop CELL: removes the cell's kept container (by its labels, never its
-# name: an owner's container may be called anything) and its storage.
+# ll_kept_drop [CELL]: removes what `container: kept` keeps for cell CELL (a
+# failed trial, a container of another run) or, without CELL, for every cell
+# of lab $LL_LAB (guest/drop-kept.sh, at a run's start and end): containers
+# and volumes by their labels, never by name (an owner's container may be
+# called anything), and the cell's folders among layerlab's own bind sources
+# and, where one is mounted, shared-folder subfolders. Stops at the first
+# failure; the callers for one cell go on regardless (`|| :`).
 ll_kept_drop() {
-  local cell="$1" ids root
-  mapfile -t ids < <(ll_engine ps -aq --filter "label=layerlab.lab=$LL_LAB" --filter "label=layerlab.kept=$cell")
-  if [ "${#ids[@]}" -gt 0 ]; then ll_engine rm -f "${ids[@]}" > /dev/null 2>&1 || true; fi
-  mapfile -t ids < <(ll_engine volume ls -q --filter "label=layerlab.lab=$LL_LAB" --filter "label=layerlab.kept=$cell")
-  if [ "${#ids[@]}" -gt 0 ]; then ll_engine volume rm -f "${ids[@]}" > /dev/null 2>&1 || true; fi
-  # Bind sources and shared-folder subfolders are layerlab's own folders.
-  rm -rf -- "${LL_BIND_ROOT:?}/ll-keep-$cell"
-  for root in "$LL_SHARE_ROOT" "$LL_NFS_ROOT" "$LL_9P_ROOT"; do
-    if mountpoint -q "$root"; then rm -rf -- "${root:?}/ll-keep-$cell"; fi
-  done
-}
-
-# Every kept container and kept storage of lab $LL_LAB: at a run's start (an
-# interrupted run's are not reused) and at its end (guest/drop-kept.sh).
-ll_kept_drop_all() {
-  local ids root
-  mapfile -t ids < <(ll_engine ps -aq --filter "label=layerlab.lab=$LL_LAB" --filter label=layerlab.kept)
+  local cell="${1:-}" label=layerlab.kept ids root path
+  if [ -n "$cell" ]; then label+="=$cell"; fi
+  mapfile -t ids < <(ll_engine ps -aq --filter "label=layerlab.lab=$LL_LAB" --filter "label=$label")
   if [ "${#ids[@]}" -gt 0 ]; then ll_engine rm -f "${ids[@]}" > /dev/null; fi
-  mapfile -t ids < <(ll_engine volume ls -q --filter "label=layerlab.lab=$LL_LAB" --filter label=layerlab.kept)
+  mapfile -t ids < <(ll_engine volume ls -q --filter "label=layerlab.lab=$LL_LAB" --filter "label=$label")
   if [ "${#ids[@]}" -gt 0 ]; then ll_engine volume rm -f "${ids[@]}" > /dev/null; fi
-  shopt -s nullglob
-  rm -rf -- "${LL_BIND_ROOT:?}"/ll-keep-*
-  for root in "$LL_SHARE_ROOT" "$LL_NFS_ROOT" "$LL_9P_ROOT"; do
-    if mountpoint -q "$root"; then rm -rf -- "${root:?}"/ll-keep-*; fi
+  for root in "${LL_BIND_ROOT:?}" "$LL_SHARE_ROOT" "$LL_NFS_ROOT" "$LL_9P_ROOT"; do
+    if [ "$root" != "$LL_BIND_ROOT" ] && ! mountpoint -q "$root"; then continue; fi
+    for path in "$root"/ll-keep-*; do
+      [ -e "$path" ] || continue
+      if [ -z "$cell" ] || [ "${path##*/}" = "ll-keep-$cell" ]; then rm -rf -- "$path"; fi
+    done
   done
-  shopt -u nullglob
 }

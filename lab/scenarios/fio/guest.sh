@@ -38,7 +38,7 @@ case "$container:$layout" in
     ll_kept_container "$LL_IMAGE_FIO" /data
     # A trial that fails may leave a partial file or a broken container: the
     # next trial of the cell starts from nothing.
-    trap 'if [ "$?" != 0 ]; then ll_phase cleanup; ll_kept_drop "$LL_SCENARIO-$LL_MOUNT"; fi' EXIT
+    trap 'if [ "$?" != 0 ]; then ll_phase cleanup; ll_kept_drop "$LL_SCENARIO-$LL_MOUNT" || :; fi' EXIT
     ll_phase work
     docker exec "$LL_KEPT_NAME" /usr/bin/fio "${args[@]}" > "$LL_OUT/fio.json" 2> "$LL_OUT/fio.stderr"
     ;;
