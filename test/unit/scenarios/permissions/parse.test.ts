@@ -2,7 +2,9 @@
  * permissions.tsv as the guest writes it now (the written file's owner and
  * the host user's access per case) and as trials before those columns wrote
  * it (test/fixtures/permissions/seven-cases.tsv, a real one): both parse; a
- * value the guest cannot have seen is refused, not kept.
+ * value the guest cannot have seen is refused, not kept. The rows below are
+ * checked against a real trial of today's form
+ * (test/fixtures/permissions/written-file-and-host-user.tsv).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,10 +12,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parsePermissions } from '../../../../lab/scenarios/permissions/parse.ts';
 
-const OLD = readFileSync(
-  join(import.meta.dirname, '..', '..', '..', 'fixtures', 'permissions', 'seven-cases.tsv'),
-  'utf8',
-);
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'permissions', name), 'utf8');
+const OLD = fixture('seven-cases.tsv');
+const REAL = fixture('written-file-and-host-user.tsv');
 
 const HEADER = 'case\tuser\texit_status\twrote\tinside\toutside\tfile_owner\thost_list\thost_read\terror';
 const DENIED = '/bin/sh: 1: cannot create /data/written.txt: Permission denied ';
@@ -47,6 +49,11 @@ describe('permissions.tsv', () => {
       values.every((v) => !('file_owner' in v.labels)),
       'an old trial has no file_owner label (the claims read it as not measured)',
     );
+  });
+
+  it('the rows this test builds on are what a real guest wrote', () => {
+    assert.equal(tsv(), REAL, 'ROWS differ from a real trial of the guest script: update them from the fixture');
+    assert.deepEqual(parsePermissions(REAL).failures, []);
   });
 
   it("the written file's owner where the container wrote; the host user's 1/0 for volumes only", () => {
