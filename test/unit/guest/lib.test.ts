@@ -563,3 +563,22 @@ describe('guest/lib.sh: volumes through the Engine API where containers start th
     ]);
   });
 });
+
+describe('guest/lib.sh: a bind source made fresh', () => {
+  it('no rm process when nothing is there (the usual case); what is there is removed', () => {
+    api.fake('rm', 'printf \'rm %s\\n\' "$*" >> "$FAKE/calls"\nexec /bin/rm "$@"\n');
+    try {
+      const setup = 'LL_BIND_ROOT="$FAKE/bind"; ll_mount_setup bind t1 /data; touch "$FAKE/bind/ll-t1/old"';
+      const r = apiRun(`${setup}; ll_mount_setup bind t1 /data; ls -A "$FAKE/bind/ll-t1" > "$FAKE/left"`);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(
+        r.calls.filter((c) => c.includes(r.fake)),
+        [`rm -rf -- ${join(r.fake, 'bind', 'll-t1')}`],
+        'rm only for the second, over the first',
+      );
+      assert.equal(readFileSync(join(r.fake, 'left'), 'utf8'), '', 'the folder is empty again');
+    } finally {
+      rmSync(join(api.bin, 'rm'));
+    }
+  });
+});
