@@ -230,6 +230,17 @@ ll_label_args() {
   if [ -n "${LL_KEPT:-}" ]; then LL_LABEL_ARGS+=(--label "layerlab.kept=$LL_KEPT"); fi
 }
 
+# Sets variable $1 to the labels of ll_label_args as the Engine API takes them
+# (a JSON object), so that what the API creates is labelled as the CLI's would be.
+ll_label_json_to() {
+  local _ll_arg _ll_pairs=()
+  ll_label_args
+  for _ll_arg in "${LL_LABEL_ARGS[@]}"; do
+    if [ "$_ll_arg" != --label ]; then _ll_pairs+=("${_ll_arg%%=*}" "${_ll_arg#*=}"); fi
+  done
+  printf -v "$1" '%s' "$(ll_json_obj "${_ll_pairs[@]}")"
+}
+
 # The engine's CLI: docker's, or podman's, which takes the same commands and
 # flags for everything layerlab does (run, create, exec, inspect, volume, import).
 ll_engine() {
@@ -685,10 +696,19 @@ TOML
   [ "$got" = "$driver" ] || ll_die "podman runs storage driver $got, not $driver"
 }
 
+# An empty folder at $1, anything there before removed: rm only when there is
+# something (a process costs tens of milliseconds under TCG; usually nothing is).
+ll_fresh_dir() {
+  if [ -e "$1" ] || [ -L "$1" ]; then rm -rf -- "$1"; fi
+  mkdir -p -- "$1"
+}
+
 # ll_mount_setup KIND NAME TARGET: fresh, empty storage of kind KIND for a
 # container's TARGET, described twice from the same values: LL_MOUNT_ARGS for
 # `docker run`, LL_MOUNT_TYPE/LL_MOUNT_SOURCE/LL_MOUNT_TARGET for the Engine
-# API (ll_container_run). ll_mount_cleanup removes it.
+# API (ll_container_run). ll_mount_cleanup removes it. A volume is made, and
+# removed, through the Engine API where containers start through it
+# (ll_engine_api): a curl costs a fraction of a docker CLI start under TCG.
 ll_mount_setup() {
   local kind="$1" name="$2" target="$3"
   LL_MOUNT_KIND="$kind"
@@ -699,19 +719,21 @@ ll_mount_setup() {
   case "$kind" in
     layer) ;; # docker creates the workdir inside the container's writable layer
     volume)
-      docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
-      docker volume create "$LL_MOUNT_NAME" >/dev/null
+      if ll_engine_api; then
+        ll_api_volume_fresh "$LL_MOUNT_NAME"
+      else
+        docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
+        docker volume create "$LL_MOUNT_NAME" >/dev/null
+      fi
       LL_MOUNT_TYPE=volume LL_MOUNT_SOURCE="$LL_MOUNT_NAME"
       ;;
     bind)
-      rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME"
-      mkdir -p -- "$LL_BIND_ROOT/$LL_MOUNT_NAME"
+      ll_fresh_dir "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME"
       LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_BIND_ROOT/$LL_MOUNT_NAME"
       ;;
     hostshare | hostshare-nfs | hostshare-9p)
       ll_hostshare_mount "$kind"
-      rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME"
-      mkdir -p -- "$LL_SHARED/$LL_MOUNT_NAME"
+      ll_fresh_dir "${LL_SHARED:?}/$LL_MOUNT_NAME"
       LL_MOUNT_TYPE=bind LL_MOUNT_SOURCE="$LL_SHARED/$LL_MOUNT_NAME"
       ;;
     *) ll_die "unknown mount kind: $kind" ;;
@@ -724,7 +746,13 @@ ll_mount_setup() {
 
 ll_mount_cleanup() {
   case "${LL_MOUNT_KIND:-}" in
-    volume) docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true ;;
+    volume)
+      if ll_engine_api; then
+        ll_api_volume_rm "$LL_MOUNT_NAME"
+      else
+        docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
+      fi
+      ;;
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
     hostshare | hostshare-nfs | hostshare-9p) rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME" ;;
   esac
@@ -741,40 +769,118 @@ ll_json_array() {
   printf '%s]' "$out"
 }
 
+LL_DOCKER_SOCKET=/var/run/docker.sock
+
 # One request to the Docker Engine API over its unix socket; the body of an
-# error reply goes to stderr and the call fails.
+# error reply goes to stdout and the call fails. Each further request in the
+# same curl process (after --next) names the socket again: one curl start
+# (a fifth of a second under TCG) for requests that go together.
 ll_docker_api() {
-  curl --silent --show-error --fail-with-body --unix-socket /var/run/docker.sock "$@"
+  curl --silent --show-error --fail-with-body --unix-socket "$LL_DOCKER_SOCKET" "$@"
 }
 
-# Whether containers start through the Engine API (ll_container_run): Docker
-# with curl, unless LL_CONTAINER_START=cli asks for the CLI.
+# Whether containers start through the Engine API (ll_container_run), and
+# volumes are made through it (ll_mount_setup): Docker with curl, unless
+# LL_CONTAINER_START=cli asks for the CLI.
 ll_engine_api() {
   [ "$LL_ENGINE" != podman ] && [ "${LL_CONTAINER_START:-api}" != cli ] && command -v curl > /dev/null
+}
+
+# ll_api_volume_fresh NAME: volume NAME, new and empty, labelled as
+# ll_label_args labels what the CLI creates, through the Engine API: a volume
+# of that name left by an attempt that did not end is removed first, as
+# `docker volume rm -f` then `docker volume create` would. One curl for both:
+# the removal's answer is not checked (404, none, is the usual one); the
+# creation's decides (curl's status is its last request's).
+ll_api_volume_fresh() {
+  local name="$1" labels json_name reply
+  ll_label_json_to labels
+  ll_json_str_to json_name "$name"
+  if ! reply="$(curl --silent --show-error --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null \
+    -X DELETE "http://docker/volumes/$name?force=true" \
+    --next --fail-with-body --unix-socket "$LL_DOCKER_SOCKET" -X POST -H 'Content-Type: application/json' \
+    --data-binary "{\"Name\":$json_name,\"Labels\":$labels}" http://docker/volumes/create)"; then
+    ll_die "the Engine API did not create volume $name: $reply"
+  fi
+}
+
+# ll_api_volume_rm NAME: removes volume NAME through the Engine API as `docker
+# volume rm -f` does, quietly: whether it was there or not, cleanup goes on.
+ll_api_volume_rm() {
+  curl --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null -X DELETE "http://docker/volumes/$1?force=true" || :
 }
 
 # ll_api_container_start NAME IMAGE CMD...: creates and starts, through the
 # Engine API with networking disabled, a container of IMAGE running CMD as root
 # with the storage of ll_mount_setup at its working directory and the labels
-# of ll_label_args; prints its id.
+# of ll_label_args; prints its id. One curl does both: the start (by the
+# container's name) only once the create succeeded (--fail-early).
 ll_api_container_start() {
-  local name="$1" image="$2" mounts="[]" labels=(layerlab.lab "$LL_LAB") body id
+  local name="$1" image="$2" mounts="[]" labels body reply id_re='"Id":"([0-9a-f]{64})"'
   shift 2
-  ll_label_args
+  ll_label_json_to labels
   if [ -n "$LL_MOUNT_TYPE" ]; then
     mounts="[$(ll_json_obj Type "$LL_MOUNT_TYPE" Source "$LL_MOUNT_SOURCE" Target "$LL_MOUNT_TARGET")]"
   fi
-  if [ -n "${LL_RUN:-}" ]; then labels+=(layerlab.run "$LL_RUN"); fi
-  if [ -n "${LL_KEPT:-}" ]; then labels+=(layerlab.kept "$LL_KEPT"); fi
   body="{\"Image\":$(ll_json_str "$image"),\"Cmd\":$(ll_json_array "$@"),\"User\":\"0\""
-  body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$(ll_json_obj "${labels[@]}"),\"NetworkDisabled\":true"
+  body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$labels,\"NetworkDisabled\":true"
   body+=",\"HostConfig\":{\"NetworkMode\":\"none\",\"Mounts\":$mounts}}"
-  id="$(ll_docker_api -X POST -H 'Content-Type: application/json' --data-binary "$body" \
-    "http://docker/containers/create?name=$name" | sed -n 's/.*"Id":"\([0-9a-f]\{64\}\)".*/\1/p')"
-  [ -n "$id" ] || ll_die "the Engine API did not create container $name"
-  ll_docker_api -X POST "http://docker/containers/$id/start" > /dev/null
-  printf '%s\n' "$id"
+  if ! reply="$(ll_docker_api --fail-early -X POST -H 'Content-Type: application/json' --data-binary "$body" \
+    "http://docker/containers/create?name=$name" \
+    --next --fail-with-body --unix-socket "$LL_DOCKER_SOCKET" -X POST "http://docker/containers/$name/start")"; then
+    ll_die "the Engine API did not create and start container $name: $reply"
+  fi
+  [[ $reply =~ $id_re ]] || ll_die "the Engine API did not create container $name: $reply"
+  printf '%s\n' "${BASH_REMATCH[1]}"
 }
+
+# Splits the Engine API's log stream of a container without a TTY (stdin) into
+# two files (its arguments): frames of an 8-byte header (stream: 0 stdin or 1
+# stdout, 2 stderr, 3 the engine's own error; 3 zero bytes; payload length,
+# 4 bytes big-endian) and their payload, byte for byte as `docker logs` splits
+# them. Fails on a stream cut short or a frame it does not know. perl, not the
+# CLI: perl-base is in every Debian and starts in a fraction of the time.
+# shellcheck disable=SC2016 # perl's variables, not the shell's
+LL_LOG_SPLIT='binmode STDIN;
+open(my $out, ">:raw", $ARGV[0]) or die "cannot write $ARGV[0]: $!\n";
+open(my $err, ">:raw", $ARGV[1]) or die "cannot write $ARGV[1]: $!\n";
+my ($head, $chunk);
+for (;;) {
+  my $got = read(STDIN, $head, 8) // die "cannot read the log stream: $!\n";
+  last if $got == 0;
+  $got == 8 or die "the log stream ends inside a frame header\n";
+  my ($stream, $size) = unpack("C x3 N", $head);
+  $stream <= 3 or die "the log stream has a frame of unknown stream $stream\n";
+  my $engine = "";
+  while ($size > 0) {
+    $got = read(STDIN, $chunk, $size < 65536 ? $size : 65536) // die "cannot read the log stream: $!\n";
+    $got > 0 or die "the log stream ends inside a frame ($size bytes missing)\n";
+    $size -= $got;
+    if ($stream == 3) { $engine .= $chunk } else { print { $stream == 2 ? $err : $out } $chunk or die "cannot write: $!\n" }
+  }
+  $stream == 3 and die "the engine: $engine\n";
+}
+close $out or die "cannot write $ARGV[0]: $!\n";
+close $err or die "cannot write $ARGV[1]: $!\n";'
+
+# ll_container_output NAME ID OUT ERR: the stdout of exited container NAME (id
+# ID) in OUT and its stderr in ERR, from the Engine API's log stream
+# (LL_LOG_SPLIT), or from `docker logs` on a host without perl.
+ll_container_output() {
+  local name="$1" id="$2" out="$3" err="$4"
+  if command -v perl > /dev/null; then
+    # --fail, not --fail-with-body: an error's body is no log stream.
+    curl --silent --show-error --fail --unix-socket "$LL_DOCKER_SOCKET" "http://docker/containers/$id/logs?stdout=1&stderr=1" |
+      perl -e "$LL_LOG_SPLIT" -- "$out" "$err" ||
+      ll_die "cannot read the output of container $name from the Engine API (the errors above say why)"
+  else
+    command docker logs "$id" > "$out" 2> "$err"
+  fi
+}
+
+# The name of the container the last ll_container_run removed itself: the
+# scenario's EXIT trap (ll_container_cleanup) then has nothing left to remove.
+LL_CONTAINER_GONE=''
 
 # ll_container_run NAME IMAGE OUT ERR CMD...: runs CMD in a fresh container of
 # IMAGE as root, with the storage of ll_mount_setup at its working directory,
@@ -790,29 +896,51 @@ ll_api_container_start() {
 # Podman runs the container through its CLI (the docker wrapper), --network none.
 # Its phases (ll_phase): start (create and start), work (the command, from
 # start to exit: the caller's measured tool), output (its logs), cleanup; the
-# CLI path is one command, all of it work.
+# CLI path is one command, all of it work. No docker CLI on the API path (each
+# start of it costs half a second to a second under TCG) where perl is there.
 ll_container_run() {
   local name="$1" image="$2" out="$3" err="$4"
   shift 4
+  LL_CONTAINER_GONE=''
   if ! ll_engine_api; then
     local status=0
     ll_phase work
     docker run --rm --name "$name" --network none --user 0 "${LL_MOUNT_ARGS[@]}" "$image" "$@" \
       > "$out" 2> "$err" || status=$?
+    # With --rm the CLI returns once the container is removed: when the command
+    # ran and succeeded, there is nothing left. Any other status may be the
+    # engine's own failure (125), which can leave one.
+    if [ "$status" = 0 ]; then LL_CONTAINER_GONE="$name"; fi
     return "$status"
   fi
-  local id status
+  local id reply status='' status_re='"StatusCode":([0-9]+)'
   ll_phase start
   id="$(ll_api_container_start "$name" "$image" "$@")"
   ll_phase work
-  status="$(ll_docker_api -X POST "http://docker/containers/$id/wait" | sed -n 's/.*"StatusCode":\([0-9]*\).*/\1/p')"
+  reply="$(ll_docker_api -X POST "http://docker/containers/$id/wait")"
+  if [[ $reply =~ $status_re ]]; then status="${BASH_REMATCH[1]}"; fi
   ll_phase output
-  # The CLI splits the multiplexed log stream back into stdout and stderr.
-  command docker logs "$id" > "$out" 2> "$err"
+  ll_container_output "$name" "$id" "$out" "$err"
   ll_phase cleanup
   ll_docker_api -X DELETE "http://docker/containers/$id?v=true" > /dev/null
+  LL_CONTAINER_GONE="$name"
   [ -n "$status" ] || ll_die "the Engine API gave no exit status for container $name"
   return "$status"
+}
+
+# ll_container_cleanup NAME: for a scenario's EXIT trap: removes container
+# NAME (forced, with its anonymous volumes) unless ll_container_run removed it
+# already. A trial that failed before that (a container made but not started,
+# one still running, or none) still leaves nothing behind. Quiet, and never
+# fails: cleanup goes on.
+ll_container_cleanup() {
+  local name="$1"
+  [ "$LL_CONTAINER_GONE" != "$name" ] || return 0
+  if ll_engine_api; then
+    curl --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null -X DELETE "http://docker/containers/$name?force=true&v=true" || :
+  else
+    docker rm -f "$name" > /dev/null 2>&1 || :
+  fi
 }
 
 # A scenario's `container: kept` (seed 003's procedure is a fresh `docker run

@@ -22,7 +22,99 @@ export interface GuestSandbox {
   script(name: string): string;
   /** Writes an executable bash script `bin/<name>` with this body. */
   fake(name: string, body: string): void;
+  /** Writes `bin/curl`: ENGINE_API_CURL, a stand-in Docker Engine API. */
+  fakeEngineApi(): void;
 }
+
+/** The id the stand-in Engine API gives the container it creates. */
+export const FAKE_CONTAINER_ID = 'ab'.repeat(32);
+
+/**
+ * A stand-in for curl talking to the Docker Engine API's socket, with its state in
+ * $FAKE: each curl process is logged as one line "curl <args>" in $FAKE/calls, and
+ * each request in it (requests are separated by --next) is answered as the Engine
+ * would, from files there:
+ * - `container`: the arguments of the request that created "the" container, while it exists;
+ * - `volume-<name>`: the creation body of volume <name>, while it exists;
+ * - `exit-status`: the StatusCode that /wait answers (default 0);
+ * - `logs.1`, `logs.2`…: the container's log stream, its parts written one at a
+ *   time with a pause between (a frame may be cut anywhere between parts);
+ * - `fail-<word>`: a request whose path holds <word> answers 500.
+ * HTTP errors fail the request only under --fail or --fail-with-body (exit 22),
+ * --fail-early stops at the first, and curl's status is its last request's, as curl's.
+ */
+export const ENGINE_API_CURL = `printf 'curl %s\\n' "$*" >> "$FAKE/calls"
+# --fail-early is global: the first failed request ends curl.
+early=''
+case " $* " in *' --fail-early '*) early=1 ;; esac
+request() {
+  local asked="$*" method=GET url='' data='' output='' fail='' path code=200 body='' name name_re='"Name":"([^"]*)"'
+  while [ "$#" -gt 0 ]; do
+    case "$1" in
+      -X) method="$2"; shift ;;
+      --data-binary) data="$2"; [ "$method" != GET ] || method=POST; shift ;;
+      -o) output="$2"; shift ;;
+      -H | --unix-socket | --data-urlencode | --write-out) shift ;;
+      --fail | --fail-with-body) fail="$1" ;;
+      http://*) url="$1" ;;
+    esac
+    shift
+  done
+  path="\${url#http://docker}"
+  for flag in "$FAKE"/fail-*; do
+    if [ -e "$flag" ] && [[ $path == *"\${flag##*/fail-}"* ]]; then code=500 body='{"message":"fake failure"}'; fi
+  done
+  if [ "$code" = 200 ]; then
+    case "$method $path" in
+      'POST /volumes/create')
+        [[ $data =~ $name_re ]] && name="\${BASH_REMATCH[1]}"
+        printf '%s' "$data" > "$FAKE/volume-$name"; code=201 body="{\\"Name\\":\\"$name\\"}" ;;
+      'DELETE /volumes/'*)
+        name="\${path#/volumes/}"
+        name="\${name%%\\?*}"
+        if [ -f "$FAKE/volume-$name" ]; then rm "$FAKE/volume-$name"; code=204; else code=404 body='{"message":"no such volume"}'; fi ;;
+      'GET /containers/json'*)
+        if [ -f "$FAKE/container" ]; then body='[{"Id":"${FAKE_CONTAINER_ID}","Names":["/x"]}]'; else body='[]'; fi ;;
+      'POST /containers/create'*)
+        if [ -f "$FAKE/container" ]; then code=409 body='{"message":"name in use"}'
+        else printf '%s\\n' "$asked" > "$FAKE/container"; code=201 body='{"Id":"${FAKE_CONTAINER_ID}","Warnings":[]}'; fi ;;
+      'POST /containers/'*/start)
+        if [ -f "$FAKE/container" ]; then code=204; else code=404 body='{"message":"no such container"}'; fi ;;
+      'POST /containers/'*/wait)
+        body="{\\"Error\\":null,\\"StatusCode\\":$(cat "$FAKE/exit-status" 2> /dev/null || echo 0)}" ;;
+      'GET /containers/'*/logs*)
+        for part in "$FAKE"/logs.*; do
+          [ -e "$part" ] || continue
+          if [ -n "$output" ]; then cat "$part" >> "$output"; else cat "$part"; fi
+          sleep 0.2
+        done
+        return 0 ;;
+      'DELETE /containers/'*)
+        if [ -f "$FAKE/container" ]; then rm "$FAKE/container"; code=204; else code=404 body='{"message":"no such container"}'; fi ;;
+      *) code=404 body='{"message":"page not found"}' ;;
+    esac
+  fi
+  if [ "$code" -ge 400 ] && [ -n "$fail" ]; then
+    if [ "$fail" = --fail-with-body ]; then printf '%s' "$body"; fi
+    echo "curl: (22) The requested URL returned error: $code" >&2
+    [ -z "$early" ] || exit 22
+    return 22
+  fi
+  if [ -n "$output" ]; then printf '%s' "$body" > "$output"; else printf '%s' "$body"; fi
+}
+# The requests, separated by --next; curl's status is its last request's.
+status=0 args=()
+for arg in "$@" --next; do
+  if [ "$arg" = --next ]; then
+    status=0
+    request "\${args[@]}" || status=$?
+    args=()
+  else
+    args+=("$arg")
+  fi
+done
+exit "$status"
+`;
 
 export function guestSandbox(
   prefix: string,
@@ -56,6 +148,9 @@ export function guestSandbox(
     fake(name, body) {
       writeFileSync(join(bin, name), `#!/usr/bin/env bash\n${body}`);
       chmodSync(join(bin, name), 0o755);
+    },
+    fakeEngineApi() {
+      this.fake('curl', ENGINE_API_CURL);
     },
   };
 }

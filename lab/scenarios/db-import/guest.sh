@@ -11,7 +11,9 @@ source "$here/../../../guest/lib.sh"
 ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_MARIADB LL_P_SQL_BYTES
 
 name="ll-$LL_TRIAL"
-trap 'll_phase cleanup; docker rm -f "$name" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
+# Removals through the Engine API where containers start through it (a curl,
+# not a docker CLI start: half a second to a second each under TCG).
+trap 'll_phase cleanup; ll_container_cleanup "$name"; ll_mount_cleanup' EXIT
 
 # The dump is made once per size on this host (by the tool image's perl, so
 # every host makes the same bytes) and reused by later trials.
@@ -55,7 +57,7 @@ sql() {
 start_server() {
   local log="$1" ready=0
   ll_phase mount
-  docker rm -f "$name" > /dev/null 2>&1 || true
+  ll_container_cleanup "$name"
   ll_mount_cleanup
   ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /var/lib/mysql
   ll_phase start

@@ -8,7 +8,8 @@
 # the file is still fio's own every trial (laid out, then unlinked by the last
 # job) unless LL_P_LAYOUT=once, allowed for read-only job sets only, keeps it.
 set -euo pipefail
-source "$(dirname "$0")/../../../guest/lib.sh"
+# run-trial.sh starts this script by its full path: ${0%/*} is its folder, no dirname process.
+source "${0%/*}/../../../guest/lib.sh"
 ll_require LL_OUT LL_MOUNT LL_TRIAL LL_IMAGE_FIO LL_P_SIZE LL_P_RUNTIME LL_P_RAMP LL_P_BS_SEQ LL_P_BS_RAND LL_P_IODEPTH LL_P_JOBS
 container="${LL_P_CONTAINER:-fresh}" layout="${LL_P_LAYOUT:-per-trial}"
 
@@ -28,7 +29,8 @@ case "$container:$layout" in
   fresh:per-trial)
     ll_phase mount
     ll_mount_setup "$LL_MOUNT" "$LL_TRIAL" /data
-    trap 'll_phase cleanup; docker rm -f "ll-$LL_TRIAL" >/dev/null 2>&1 || true; ll_mount_cleanup' EXIT
+    # The container goes here only when ll_container_run did not remove it (a failure before that).
+    trap 'll_phase cleanup; ll_container_cleanup "ll-$LL_TRIAL"; ll_mount_cleanup' EXIT
     ll_container_run "ll-$LL_TRIAL" "$LL_IMAGE_FIO" "$LL_OUT/fio.json" "$LL_OUT/fio.stderr" /usr/bin/fio "${args[@]}"
     ;;
   kept:per-trial | kept:once)

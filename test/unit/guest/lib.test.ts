@@ -16,11 +16,13 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { FAKE_CONTAINER_ID, guestSandbox } from '../guest-sandbox.ts';
 
 const LIB = resolve(import.meta.dirname, '..', '..', '..', 'guest', 'lib.sh');
 const work = mkdtempSync(join(tmpdir(), 'layerlab-stacks-engine-'));
@@ -399,5 +401,184 @@ describe('guest/lib.sh: ll_phase never fails a trial', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, 'on\n');
     assert.equal(r.stderr, '');
+  });
+});
+
+/**
+ * The Engine API path of ll_container_run and ll_mount_setup, against the
+ * stand-in Engine API (guest-sandbox.ts): the container's output split from
+ * the API's multiplexed log stream, and volumes made and removed through the
+ * API, with no docker CLI start (half a second to a second each under TCG).
+ */
+const api = guestSandbox('lib-api');
+api.fakeEngineApi();
+// The docker CLI, logged: none of it is expected on the Engine API path.
+api.fake('docker', 'printf \'docker %s\\n\' "$*" >> "$FAKE/calls"\n');
+
+/** One frame of the Engine API's log stream: stream byte, 3 zero bytes, length (big-endian), payload. */
+function frame(stream: number, payload: Buffer | string): Buffer {
+  const body = Buffer.from(payload);
+  const head = Buffer.alloc(8);
+  head.writeUInt8(stream, 0);
+  head.writeUInt32BE(body.length, 4);
+  return Buffer.concat([head, body]);
+}
+
+/** Runs `body` after sourcing the sandbox's lib.sh, its log stream served in `parts`; returns status, stderr, calls, state. */
+function apiRun(body: string, parts: Buffer[] = [], env: Record<string, string> = {}) {
+  const fake = mkdtempSync(join(api.root, 'fake-'));
+  parts.forEach((part, i) => writeFileSync(join(fake, `logs.${i + 1}`), part));
+  const r = spawnSync(
+    'bash',
+    ['-c', `set -euo pipefail; source "$1"; ${body}`, '_', join(api.root, 'guest', 'lib.sh')],
+    {
+      encoding: 'utf8',
+      env: { PATH: api.path, FAKE: fake, LL_ENGINE: 'docker', LL_LAB: 'lab1', LL_RUN: 'run1', ...env },
+    },
+  );
+  const calls = existsSync(join(fake, 'calls')) ? readFileSync(join(fake, 'calls'), 'utf8').trim().split('\n') : [];
+  return { status: r.status, stderr: r.stderr, calls, fake };
+}
+
+const RUN = 'll_mount_setup layer t1 /data; ll_container_run ll-t1 img "$FAKE/out" "$FAKE/err" fio --x';
+
+describe("guest/lib.sh: ll_container_run's output from the Engine API, without the docker CLI", () => {
+  it('splits the log stream into stdout and stderr byte for byte, frames cut anywhere', () => {
+    const binary = Buffer.from([0x00, 0xff, 0xfe, 0x0a, 0x1b]);
+    const stream = Buffer.concat([
+      frame(1, '{"jobs":'),
+      frame(2, 'fio: ünïcödé ✓\n'),
+      frame(0, ''),
+      frame(1, binary),
+      frame(2, Buffer.from([0xc3, 0x28, 0x00])),
+      frame(1, '[]}\n'),
+    ]);
+    // Cut inside the second frame's header, and inside the fourth frame's payload.
+    const cuts = [frame(1, '{"jobs":').length + 3, stream.length - 20];
+    const parts = [stream.subarray(0, cuts[0]), stream.subarray(cuts[0], cuts[1]), stream.subarray(cuts[1])];
+    const r = apiRun(RUN, parts);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(
+      readFileSync(join(r.fake, 'out')),
+      Buffer.concat([Buffer.from('{"jobs":'), binary, Buffer.from('[]}\n')]),
+      'stdout: the frames of streams 1 (and 0), in order, every byte',
+    );
+    assert.deepEqual(
+      readFileSync(join(r.fake, 'err')),
+      Buffer.concat([Buffer.from('fio: ünïcödé ✓\n'), Buffer.from([0xc3, 0x28, 0x00])]),
+      'stderr: the frames of stream 2, in order, every byte',
+    );
+    assert.deepEqual(
+      r.calls.filter((c) => !c.startsWith('curl ')),
+      [],
+      'no docker CLI: create and start, wait, logs, delete through curl',
+    );
+    assert.equal(r.calls.length, 4, `one curl for create and start, then wait, logs, delete: ${r.calls.join(' | ')}`);
+    assert.ok(!existsSync(join(r.fake, 'container')), 'the container is removed');
+  });
+
+  it('an empty output: both files made, empty', () => {
+    const r = apiRun(`echo stale > "$FAKE/out"; echo stale > "$FAKE/err"; ${RUN}`);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(r.fake, 'out'), 'utf8'), '', 'stdout empty');
+    assert.equal(readFileSync(join(r.fake, 'err'), 'utf8'), '', 'stderr empty');
+    assert.ok(!r.calls.some((c) => c.startsWith('docker ')), `no docker CLI: ${r.calls.join(' | ')}`);
+  });
+
+  it('a stream cut short, or one it does not know, fails the run and says why', () => {
+    const whole = frame(1, 'hello');
+    const cases: [Buffer, RegExp][] = [
+      [whole.subarray(0, 5), /the log stream ends inside a frame header/],
+      [whole.subarray(0, 10), /the log stream ends inside a frame \(3 bytes missing\)/],
+      [frame(7, 'x'), /the log stream has a frame of unknown stream 7/],
+      [Buffer.concat([whole, frame(3, 'error from daemon')]), /the engine: error from daemon/],
+    ];
+    for (const [stream, why] of cases) {
+      const r = apiRun(RUN, [stream]);
+      assert.notEqual(r.status, 0, `fails: ${why}`);
+      assert.match(r.stderr, why);
+      assert.match(r.stderr, /cannot read the output of container ll-t1 from the Engine API/);
+    }
+  });
+
+  it('a host without perl: the output from `docker logs`, the rest still through the API', () => {
+    // PATH without perl: the fakes, and links to the few commands they need.
+    const tools = mkdtempSync(join(api.root, 'tools-'));
+    for (const tool of ['bash', 'cat', 'rm', 'sleep']) {
+      const at = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(at, join(tools, tool));
+    }
+    const r = apiRun(RUN, [frame(1, 'not read')], { PATH: `${api.bin}:${tools}` });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(
+      r.calls.filter((c) => c.startsWith('docker ')),
+      [`docker logs ${FAKE_CONTAINER_ID}`],
+      'only the logs through the CLI',
+    );
+    assert.equal(r.calls.filter((c) => c.startsWith('curl ')).length, 3, 'create and start, wait, delete');
+  });
+});
+
+describe('guest/lib.sh: volumes through the Engine API where containers start through it', () => {
+  it("made fresh (one curl), labelled as ll_label_args labels the CLI's, removed; Podman and LL_CONTAINER_START=cli keep the CLI", () => {
+    const r = apiRun(
+      'LL_KEPT=cell ll_mount_setup volume t1 /data; cat "$FAKE/volume-ll-t1" > "$FAKE/made"; ll_mount_cleanup',
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(
+      readFileSync(join(r.fake, 'made'), 'utf8'),
+      '{"Name":"ll-t1","Labels":{"layerlab.lab":"lab1","layerlab.run":"run1","layerlab.kept":"cell"}}',
+      'the labels of ll_label_args, lab, run and kept',
+    );
+    assert.equal(r.calls.length, 2, `one curl makes it, one removes it: ${r.calls.join(' | ')}`);
+    assert.match(r.calls[0] ?? '', /-X DELETE http:\/\/docker\/volumes\/ll-t1\?force=true --next .*volumes\/create$/);
+    assert.match(r.calls[1] ?? '', /-X DELETE http:\/\/docker\/volumes\/ll-t1\?force=true$/);
+    assert.ok(!existsSync(join(r.fake, 'volume-ll-t1')), 'the volume is gone');
+    for (const env of [{ LL_ENGINE: 'podman' }, { LL_CONTAINER_START: 'cli' }]) {
+      const cli = spawnSync(
+        'bash',
+        ['-c', 'set -euo pipefail; source "$1"; ll_mount_setup volume t1 /data; ll_mount_cleanup', '_', LIB],
+        {
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            PATH: `${bin}:${process.env.PATH}`,
+            ENGINE_LOG: join(work, 'cli.log'),
+            LL_ENGINE: 'docker',
+            LL_LAB: 'lab1',
+            ...env,
+          },
+        },
+      );
+      assert.equal(cli.status, 0, cli.stderr);
+    }
+    const engine = readFileSync(join(work, 'cli.log'), 'utf8').trim().split('\n');
+    assert.deepEqual(engine, [
+      'podman volume rm -f ll-t1',
+      'podman volume create --label layerlab.lab=lab1 ll-t1',
+      'podman volume rm -f ll-t1',
+      'docker volume rm -f ll-t1',
+      'docker volume create --label layerlab.lab=lab1 ll-t1',
+      'docker volume rm -f ll-t1',
+    ]);
+  });
+});
+
+describe('guest/lib.sh: a bind source made fresh', () => {
+  it('no rm process when nothing is there (the usual case); what is there is removed', () => {
+    api.fake('rm', 'printf \'rm %s\\n\' "$*" >> "$FAKE/calls"\nexec /bin/rm "$@"\n');
+    try {
+      const setup = 'LL_BIND_ROOT="$FAKE/bind"; ll_mount_setup bind t1 /data; touch "$FAKE/bind/ll-t1/old"';
+      const r = apiRun(`${setup}; ll_mount_setup bind t1 /data; ls -A "$FAKE/bind/ll-t1" > "$FAKE/left"`);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(
+        r.calls.filter((c) => c.includes(r.fake)),
+        [`rm -rf -- ${join(r.fake, 'bind', 'll-t1')}`],
+        'rm only for the second, over the first',
+      );
+      assert.equal(readFileSync(join(r.fake, 'left'), 'utf8'), '', 'the folder is empty again');
+    } finally {
+      rmSync(join(api.bin, 'rm'));
+    }
   });
 });

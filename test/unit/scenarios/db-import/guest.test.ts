@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseDbImport } from '../../../../lab/scenarios/db-import/parse.ts';
@@ -56,6 +56,9 @@ esac
 `,
 );
 
+// Volumes and removals go through the Engine API (guest/lib.sh): its stand-in, state in $FAKE.
+box.fakeEngineApi();
+
 function trial(id: string, failStarts: string) {
   const out = join(root, 'out', id);
   const fake = join(root, 'fake', id);
@@ -73,6 +76,7 @@ function trial(id: string, failStarts: string) {
       LL_IMAGE_MARIADB: 'layerlab/mariadb:11.8',
       LL_P_SQL_BYTES: '1000',
       FAKE_STATE: fake,
+      FAKE: fake,
       FAKE_FAIL_STARTS: failStarts,
     },
   });
@@ -87,6 +91,11 @@ describe('db-import guest.sh: the server start', () => {
     assert.equal(r.starts, 1, 'one container started');
     const parsed = parseDbImport(readFileSync(join(r.out, 'db-import.tsv'), 'utf8'));
     assert.deepEqual(parsed.failures, [], 'the row counts match the dump');
+    // The volume and the removals through the Engine API's stand-in (a curl, not a docker CLI start).
+    const calls = readFileSync(join(root, 'fake', 'ok', 'calls'), 'utf8');
+    assert.match(calls, /volumes\/create/, 'the volume made through the Engine API');
+    assert.match(calls, /-X DELETE http:\/\/docker\/containers\/ll-ok\?force=true&v=true/, 'the server removed');
+    assert.ok(!existsSync(join(root, 'fake', 'ok', 'volume-ll-ok')), 'the volume removed');
   });
 
   it('one failed start: a second on a fresh copy, the first log kept, a warning on stderr', () => {

@@ -25,14 +25,19 @@ const fake = join(box.root, 'fake');
 const out = join(box.root, 'out');
 const bindRoot = join(box.root, 'bind');
 for (const dir of [fake, out, bindRoot]) mkdirSync(dir);
-// The docker CLI: every call logged; `run -d` starts "the" container, `rm -f` removes it,
-// `ps` lists it while it runs (when its labels match the filters asked), `exec` prints fio's JSON
-// or fails when told to.
+// The docker CLI: every call logged; `run --rm` (the fresh path's CLI start) prints fio's JSON and
+// leaves nothing, unless told to fail as the engine does (125), leaving its container; `run -d` starts
+// "the" container, `rm -f` removes it, `ps` lists it while it runs (when its labels match the filters
+// asked), `exec` prints fio's JSON or fails when told to; volumes are files volume-<name>.
 box.fake(
   'docker',
   `printf '%s\\n' "$*" >> "$FAKE/calls"
 case "$1" in
-  run) printf '%s\\n' "$*" > "$FAKE/container"; echo c0ffee ;;
+  run)
+    if [[ " $* " == *" --rm "* ]]; then
+      if [ -f "$FAKE/run-fails" ]; then printf '%s\\n' "$*" > "$FAKE/container"; echo 'docker: fake' >&2; exit 125; fi
+      echo '{"jobs":[]}'
+    else printf '%s\\n' "$*" > "$FAKE/container"; echo c0ffee; fi ;;
   ps)
     [ -f "$FAKE/container" ] || exit 0
     for arg in "$@"; do
@@ -41,22 +46,17 @@ case "$1" in
     echo c0ffee ;;
   rm) rm -f "$FAKE/container" ;;
   exec) if [ -f "$FAKE/exec-fails" ]; then echo 'fio: failed' >&2; exit 1; fi; echo '{"jobs":[]}' ;;
-  volume) case "$2" in ls) ;; *) echo "ll-volume" ;; esac ;;
+  volume)
+    case "$2" in
+      create) : > "$FAKE/volume-\${!#}"; echo "\${!#}" ;;
+      rm) rm -f "$FAKE/volume-\${!#}" ;;
+    esac ;;
 esac
 `,
 );
-// The Engine API over curl: a create records the container (its body), the list answers with it while it exists.
-const HEX = 'ab'.repeat(32);
-box.fake(
-  'curl',
-  `printf 'curl %s\\n' "$*" >> "$FAKE/calls"
-case "$*" in
-  *containers/json*) if [ -f "$FAKE/container" ]; then echo '[{"Id":"${HEX}","Names":["/x"]}]'; else echo '[]'; fi ;;
-  *containers/create*) printf '%s\\n' "$*" > "$FAKE/container"; echo '{"Id":"${HEX}","Warnings":[]}' ;;
-  *) ;;
-esac
-`,
-);
+// The Engine API over curl (guest-sandbox.ts): a create records the container (its body), the list
+// answers with it while it exists, volumes are files volume-<name>, fio's output a log stream.
+box.fakeEngineApi();
 
 const JOBS = { seqwrite: 'seqwrite:write:seq', randread: 'randread:randread:rand' };
 
@@ -95,22 +95,114 @@ const verbs = (calls: string[]) => calls.map((c) => c.split(' ').slice(0, 2).joi
 
 describe('lab/scenarios/fio/guest.sh', () => {
   beforeEach(() => {
-    for (const f of ['calls', 'container', 'exec-fails']) rmSync(join(fake, f), { force: true });
+    // The stand-ins' state and the trial's output start empty.
+    for (const dir of [fake, out]) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+    }
   });
 
-  it('fresh (the default): a container and a volume of its own every trial, removed after it', () => {
+  it('fresh with LL_CONTAINER_START=cli: docker run --rm and a volume of its own every trial, removed after it', () => {
     const r = trial('r1-a-fio-volume', {});
     assert.equal(r.code, 0, r.stderr);
     assert.ok(
       r.calls.some((c) => c.startsWith('run ') && c.includes('--rm') && c.includes('ll-r1-a-fio-volume')),
       `a docker run --rm per trial: ${r.calls.join(' | ')}`,
     );
-    assert.ok(
-      r.calls.some((c) => c.startsWith('volume rm -f ll-r1-a-fio-volume')),
-      `the trial's volume removed: ${r.calls.join(' | ')}`,
+    assert.deepEqual(
+      verbs(r.calls),
+      ['volume rm', 'volume create', 'run --label', 'volume rm'],
+      'the volume made, fio run, the volume removed: no docker rm -f of a container --rm removed already',
     );
-    assert.ok(!r.calls.some((c) => c.startsWith('exec')), 'no docker exec');
+    assert.ok(!existsSync(join(fake, 'volume-ll-r1-a-fio-volume')), "the trial's volume is removed");
+    // The engine's own failure (125) may leave the container: the trap removes it.
+    writeFileSync(join(fake, 'run-fails'), '');
+    const failed = trial('r2-a-fio-volume', {});
+    assert.equal(failed.code, 125, failed.stderr);
+    assert.ok(failed.calls.includes('rm -f ll-r2-a-fio-volume'), `the container removed: ${failed.calls.join(' | ')}`);
+    assert.ok(!existsSync(join(fake, 'container')), 'nothing left of the container');
+    assert.ok(!existsSync(join(fake, 'volume-ll-r2-a-fio-volume')), 'nor of the volume');
   });
+
+  /** The log stream of a fio that wrote `stdout` and `stderr`, one frame each (guest/lib.sh ll_container_output). */
+  const logStream = (stdout: string, stderr: string) =>
+    Buffer.concat(
+      [
+        [1, stdout],
+        [2, stderr],
+      ].map(([stream, text]) => {
+        const body = Buffer.from(text as string);
+        const head = Buffer.alloc(8);
+        head.writeUInt8(stream as number, 0);
+        head.writeUInt32BE(body.length, 4);
+        return Buffer.concat([head, body]);
+      }),
+    );
+  const API = { LL_CONTAINER_START: '' };
+  const gone = (id: string) => {
+    assert.ok(!existsSync(join(fake, 'container')), `the container ll-${id} is removed`);
+    assert.ok(!existsSync(join(fake, `volume-ll-${id}`)), `the volume ll-${id} is removed`);
+  };
+  const noCli = (calls: string[]) =>
+    assert.deepEqual(
+      calls.filter((c) => !c.startsWith('curl ')),
+      [],
+      `no docker CLI start: ${calls.join(' | ')}`,
+    );
+
+  it('fresh through the Engine API (the default): no docker CLI at all; output, phases and removal as before', () => {
+    writeFileSync(join(fake, 'logs.1'), logStream('{"jobs":[]}\n', 'fio: warning ✓\n'));
+    const r = trial('r1-a-fio-volume', API);
+    assert.equal(r.code, 0, r.stderr);
+    noCli(r.calls);
+    assert.equal(
+      r.calls.length,
+      6,
+      `one curl each: volume, create and start, wait, logs, delete, volume removed: ${r.calls.join(' | ')}`,
+    );
+    assert.equal(readFileSync(join(out, 'fio.json'), 'utf8'), '{"jobs":[]}\n', "fio's stdout");
+    assert.equal(readFileSync(join(out, 'fio.stderr'), 'utf8'), 'fio: warning ✓\n', "fio's stderr");
+    assert.match(
+      r.calls[0] ?? '',
+      /"Labels":\{"layerlab.lab":"lab1","layerlab.run":"run1"\}\} http:\/\/docker\/volumes\/create$/,
+    );
+    const phases = readFileSync(join(out, 'phases'), 'utf8').replace(/ [0-9.]+/g, '');
+    assert.equal(phases, 'mount\nstart\nwork\noutput\ncleanup\ncleanup\n', 'the phases where they were taken');
+    gone('r1-a-fio-volume');
+  });
+
+  it('through the Engine API, fio fails: the trial fails, container and volume removed, no docker CLI', () => {
+    writeFileSync(join(fake, 'exit-status'), '1');
+    writeFileSync(join(fake, 'logs.1'), logStream('', 'fio: bad\n'));
+    const r = trial('r1-a-fio-volume', API);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(readFileSync(join(out, 'fio.stderr'), 'utf8'), 'fio: bad\n', "fio's stderr kept");
+    noCli(r.calls);
+    gone('r1-a-fio-volume');
+  });
+
+  for (const [what, setUp, why] of [
+    [
+      'its log stream cut short',
+      () => writeFileSync(join(fake, 'logs.1'), logStream('{"jobs":[]}', '').subarray(0, 12)),
+      /the log stream ends inside a frame/,
+    ],
+    ['its start refused', () => writeFileSync(join(fake, 'fail-start'), ''), /did not create and start container/],
+  ] as const) {
+    it(`through the Engine API, a failure before the container's removal (${what}): the trap removes it, and the volume`, () => {
+      setUp();
+      const r = trial('r1-a-fio-volume', API);
+      assert.notEqual(r.code, 0, 'the trial fails');
+      assert.match(r.stderr, why);
+      noCli(r.calls);
+      assert.match(
+        r.calls.at(-2) ?? '',
+        /-X DELETE http:\/\/docker\/containers\/ll-r1-a-fio-volume\?force=true&v=true$/,
+        'removed by name, forced',
+      );
+      gone('r1-a-fio-volume');
+    });
+  }
 
   it('kept: the first trial of a cell makes its container, later trials only exec fio into it', () => {
     const first = trial('r1-a-fio-volume', { LL_P_CONTAINER: 'kept' });
