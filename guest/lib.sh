@@ -643,17 +643,22 @@ ll_mount_docker_disk() {
 # Writes daemon.json (the owner's is in the backup) and starts dockerd.
 # $1 driver (with the containerd image store: the snapshotter), $2 JSON array
 # of storage opts, $3 JSON object of daemon features (default none).
+# LL_CONTAINER_NETWORK (the target's, lab/catalog.ts CONTAINER_NETWORK; none
+# when unset): none starts dockerd without its bridge, iptables rules or NAT;
+# default leaves Docker's own bridge network as the seeds ran it (aws only).
 ll_docker_start() {
-  local driver="$1" opts="$2" features=""
+  local driver="$1" opts="$2" features="" network=""
   if [ -n "${3:-}" ]; then features=$'\n  "features": '"$3,"; fi
+  case "${LL_CONTAINER_NETWORK:-none}" in
+    none) network=$'\n  "bridge": "none",\n  "iptables": false,\n  "ip-masq": false,' ;;
+    default) ;;
+    *) ll_die "LL_CONTAINER_NETWORK=$LL_CONTAINER_NETWORK: expected none or default (lab/catalog.ts CONTAINER_NETWORK)" ;;
+  esac
   mkdir -p "$(dirname "$LL_DAEMON_JSON")" "$LL_STATE"
   cat > "$LL_DAEMON_JSON" <<JSON
 {
   "storage-driver": $(ll_json_str "$driver"),
-  "storage-opts": $opts,$features
-  "bridge": "none",
-  "iptables": false,
-  "ip-masq": false,
+  "storage-opts": $opts,$features$network
   "log-driver": "json-file"
 }
 JSON
@@ -815,6 +820,9 @@ ll_api_volume_rm() {
 # with the storage of ll_mount_setup at its working directory and the labels
 # of ll_label_args; prints its id. One curl does both: the start (by the
 # container's name) only once the create succeeded (--fail-early).
+# NetworkMode none on every target, aws included (LL_CONTAINER_NETWORK
+# concerns lifecycle's timed `docker run` only): fio and dbench time their own
+# I/O, not the container's start.
 ll_api_container_start() {
   local name="$1" image="$2" mounts="[]" labels body reply id_re='"Id":"([0-9a-f]{64})"'
   shift 2

@@ -14,6 +14,26 @@ export const NAME_RE = /^[a-z][a-z0-9-]{0,30}$/;
 export const TARGET_KINDS = ['local', 'aws', 'static'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
+/** How Docker networks containers on a host: its default bridge, or no network at all. */
+export type ContainerNetwork = 'default' | 'none';
+
+/**
+ * Each target's container network, the one place it is decided: prepare
+ * passes it to the profile (guest/lib.sh ll_docker_start writes daemon.json
+ * from it), trials to lifecycle's `docker run` (LL_CONTAINER_NETWORK), and
+ * the report shows seed 004's network line from it. `default` is Docker's own
+ * bridge, iptables and NAT, as seed 004 ran it: only on aws, where the lab
+ * made the host and its network (its security group limits the traffic).
+ * `none`: dockerd without bridge, iptables or NAT and containers with
+ * `--network none` on QEMU guests of this machine (no bridge or iptables
+ * rules here) and on machines of others (static).
+ */
+export const CONTAINER_NETWORK: Readonly<Record<TargetKind, ContainerNetwork>> = {
+  local: 'none',
+  aws: 'default',
+  static: 'none',
+};
+
 /**
  * Debian releases a host can run (a host's `os`). Each brings its own engine
  * versions; the local target builds one guest image per release.

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { CONTAINER_NETWORK } from '../catalog.js';
 import { loadLabDefinition } from '../definition/load.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import type { RecordedLab } from '../record/load.js';
@@ -25,6 +26,7 @@ function asRecorded(lab: Awaited<ReturnType<typeof loadLabDefinition>>): Recorde
     scenarios: lab.scenarios,
     repetitions: lab.repetitions,
     scenarioRepetitions: lab.scenarioRepetitions as RecordedLab['scenarioRepetitions'],
+    containerNetwork: CONTAINER_NETWORK[lab.target.kind],
   };
 }
 
@@ -60,7 +62,10 @@ export async function seedTableSections(root = PACKAGE_ROOT): Promise<SeedTableS
                 parameters ?? [],
                 params.success ? params.data : lab.scenarios[s.name],
                 lab.scenarioRepetitions[s.name] ?? lab.repetitions,
-                { hosts: lab.hosts.filter((h) => !judged || judged.includes(h.name)) },
+                {
+                  hosts: lab.hosts.filter((h) => !judged || judged.includes(h.name)),
+                  network: lab.containerNetwork,
+                },
               ),
             };
           }),

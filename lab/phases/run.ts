@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONTAINER_NETWORK } from '../catalog.js';
 import { parseTrialOutput } from '../collect/trial-output.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { UserError } from '../errors.js';
@@ -116,6 +117,7 @@ export async function startRun(
     labFile,
     lab,
     inventory: publicInventory(inventory),
+    containerNetwork: CONTAINER_NETWORK[lab.target.kind],
     plan: { seed: plan.seed, mode: plan.mode },
     gitRevision: gitRevision(),
     versions: versions(),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { PROFILES, type TargetKind } from '../catalog.js';
+import { CONTAINER_NETWORK, PROFILES, type TargetKind } from '../catalog.js';
 import { checkManifest } from '../collect/manifest-check.js';
 import { LabError } from '../errors.js';
 import { GUEST_DIR, PACKAGE_ROOT, REMOTE_ENV, REMOTE_ROOT } from '../paths.js';
@@ -47,8 +47,27 @@ export async function waitForFirstBoot(conn: SshConnection): Promise<void> {
 }
 
 /**
+ * The command that applies a host's storage profile: its data disk, whether
+ * the lab owns the host, and the target's container network (lab/catalog.ts
+ * CONTAINER_NETWORK: Docker's default bridge on aws, none elsewhere).
+ */
+export function profileCommand(
+  target: TargetKind,
+  host: Pick<InventoryHost, 'profile' | 'dataDisk' | 'dedicated'>,
+): string {
+  return envCommand(
+    {
+      LL_DATA_DISK: host.dataDisk,
+      LL_DEDICATED: labOwnsHost(target, host) ? '1' : '0',
+      LL_CONTAINER_NETWORK: CONTAINER_NETWORK[target],
+    },
+    ['bash', `${REMOTE_ROOT}/guest/${PROFILES[host.profile].script}`],
+  );
+}
+
+/**
  * Makes a host ready for trials: guest files, the storage profile (idempotent
- * on the host), dockerd without networking, and the tool images.
+ * on the host), dockerd with the target's container network, and the tool images.
  */
 export async function prepareHost(
   conn: SshConnection,
@@ -61,14 +80,7 @@ export async function prepareHost(
   await pushGuestFiles(sessionOver(conn));
   progress(`${host.name}: applying profile ${host.profile}`);
   const profile = PROFILES[host.profile];
-  const dedicated = labOwnsHost(lab.target, host) ? '1' : '0';
-  await conn.run(
-    envCommand({ LL_DATA_DISK: host.dataDisk, LL_DEDICATED: dedicated }, [
-      'bash',
-      `${REMOTE_ROOT}/guest/${profile.script}`,
-    ]),
-    { timeoutMs: 10 * 60_000 },
-  );
+  await conn.run(profileCommand(lab.target, host), { timeoutMs: 10 * 60_000 });
   for (const image of images) {
     // Asked of the profile's engine: podman keeps its own image store.
     const loadImage = (...args: string[]) =>

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
+import type { ContainerNetwork } from '../catalog.js';
 import { LabError, errorMessage } from '../errors.js';
 import { readGuestJson } from '../util/guest-json.js';
 import { printable } from '../util/safe-text.js';
@@ -112,6 +113,8 @@ export interface RecordedLab {
   repetitions?: unknown;
   /** Scenarios capped below the lab's repetitions. */
   scenarioRepetitions: Partial<Record<string, number>>;
+  /** How its target networked the containers (the manifest's; none in runs that did not record it). */
+  containerNetwork?: ContainerNetwork;
 }
 
 export function recordedLab(run: LoadedRun): RecordedLab {
@@ -125,6 +128,8 @@ export function recordedLab(run: LoadedRun): RecordedLab {
     scenarios: lab.scenarios ?? {},
     repetitions: lab.repetitions,
     scenarioRepetitions: lab.scenarioRepetitions ?? {},
+    // Before the manifest recorded it, every target ran containers with --network none.
+    containerNetwork: run.manifest.containerNetwork ?? 'none',
   };
 }
 

@@ -23,6 +23,7 @@ export interface ManifestFields {
   labFile: string;
   lab: Manifest['lab'];
   inventory: NonNullable<Manifest['inventory']>;
+  containerNetwork?: Manifest['containerNetwork'];
   plan: { seed: number; mode: string };
   gitRevision: string;
   versions: Record<string, string>;

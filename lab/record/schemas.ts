@@ -158,6 +158,8 @@ export const manifestSchema = z
     labFile: z.string().optional(),
     lab: recordedLabSchema,
     inventory: z.object({ target: z.string() }).passthrough().optional(),
+    /** The target's container network (lab/catalog.ts); absent before it existed, when every target had none. */
+    containerNetwork: z.enum(['default', 'none']).optional(),
     plan: z.object({ seed: z.number().optional(), mode: z.string().optional() }).passthrough().optional(),
     gitRevision: z.string().optional(),
     versions: z.record(z.string()).optional(),

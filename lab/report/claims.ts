@@ -41,6 +41,7 @@ export function answerClaims(ctx: ClaimContext): ClaimAnswer[] {
       const facts = {
         hosts: ctx.lab.hosts.filter((h) => !judged || judged.includes(h.name)),
         samples: ctx.analysis.find((a) => a.name === scenario.name)?.samples ?? [],
+        network: ctx.lab.containerNetwork,
       };
       return [{ ...answer, parameters: parameterLines(rule.seedParameters, params, repetitions, facts) }];
     });

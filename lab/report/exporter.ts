@@ -208,6 +208,10 @@ export const exportModelSchema = z
         scenarios: z.record(z.unknown()),
         repetitions: z.unknown(),
         scenarioRepetitions: z.record(z.number().optional()),
+        containerNetwork: z
+          .enum(['default', 'none'])
+          .optional()
+          .describe("how the run's target networked lifecycle's containers (lab/catalog.ts CONTAINER_NETWORK)"),
       })
       .strict(),
     scenarios: z.array(

@@ -1,4 +1,4 @@
-import { PROFILES, type ProfileName } from '../catalog.js';
+import { type ContainerNetwork, PROFILES, type ProfileName } from '../catalog.js';
 import type { Sample } from '../record/samples.js';
 import { parseSize } from '../util/size.js';
 
@@ -52,12 +52,20 @@ export interface MeasuredRun {
 }
 
 /**
+ * How the run's containers were networked (its target's, lab/catalog.ts
+ * CONTAINER_NETWORK): the words for each, the same as the seed's only for `same`.
+ */
+export interface NetworkRun {
+  network: { says: Readonly<Record<ContainerNetwork, string>>; same: ContainerNetwork };
+}
+
+/**
  * One parameter of a seed's experiment. `run` says where this run's value is:
  * a parameter of the claim's scenario (a dotted path such as
  * "blockSize.rand"), the lab's repetitions, the hosts' storage stacks, a
- * measured value, or a fixed property of the scenario that no lab definition
- * changes (then `seed` is text and the line is always listed: the run cannot
- * match it).
+ * measured value, the target's container network, or a fixed property of the
+ * scenario that no lab definition changes (then `seed` is text and the line
+ * is always listed: the run cannot match it).
  */
 export interface SeedParameter {
   /** As the report names it: "fio file size". */
@@ -75,6 +83,7 @@ export interface SeedParameter {
     | { repetitions: true }
     | StackRun
     | MeasuredRun
+    | NetworkRun
     | { fixed: string };
   source: SeedSource;
 }
@@ -85,6 +94,8 @@ export interface RunFacts {
   hosts?: readonly { name: string; profile: string }[];
   /** The samples of the claim's scenario. */
   samples?: readonly Sample[];
+  /** The container network the run's target gave its hosts. */
+  network?: ContainerNetwork;
 }
 
 /** One parameter of this run beside the seed's, as the report shows it. */
@@ -191,9 +202,9 @@ function measuredValue(
 /**
  * The seed's parameters beside this run's: `params` are the run's parameters
  * of the claim's scenario (defaults filled in), `repetitions` the lab's as
- * recorded, `facts` the hosts the claim judged and its scenario's samples. A
- * parameter the run did not record reads "not recorded" and counts as
- * different.
+ * recorded, `facts` the hosts the claim judged, its scenario's samples and
+ * the run's container network. A parameter the run did not record reads
+ * "not recorded" and counts as different.
  */
 export function parameterLines(
   seedParameters: readonly SeedParameter[],
@@ -214,6 +225,10 @@ export function parameterLines(
     if ('stack' in p.run) {
       const v = stackValue(p.run.stack, facts.hosts);
       return v ? line(v.text, v.same) : line('not recorded', false);
+    }
+    if ('network' in p.run) {
+      const { says, same } = p.run.network;
+      return facts.network ? line(says[facts.network], facts.network === same) : line('not recorded', false);
     }
     if ('measured' in p.run) {
       const v = measuredValue(p.seed, p.run.measured, facts.samples);

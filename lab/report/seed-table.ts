@@ -1,3 +1,4 @@
+import type { ContainerNetwork } from '../catalog.js';
 import { type ParameterLine, type SeedParameter, sourceText } from './seed-facts.js';
 
 /**
@@ -24,12 +25,24 @@ export interface SeedTableSection {
 /** A table cell: '|' escaped, line breaks flattened. */
 const cellText = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
-/** This lab's value and whether it is the seed's; a measured value is known only once a run has it. */
+const sameText = (same: boolean) => (same ? 'same' : '**unlike**');
+
+/**
+ * This lab's value and whether it is the seed's; a measured value is known
+ * only once a run has it; a container network is the target's, so the other
+ * targets' follow the lab's own.
+ */
 function labCell(p: SeedParameter, line: ParameterLine | undefined): string {
   if ('measured' in p.run)
     return `measured in each run (\`${p.run.measured.metric}\`), the same within ${p.run.measured.tolerance * 100}% — per run`;
   if (!line) return '–';
-  return `${line.run} — ${line.same ? 'same' : '**unlike**'}`;
+  const own = `${line.run} — ${sameText(line.same)}`;
+  if (!('network' in p.run)) return own;
+  const { says, same } = p.run.network;
+  const others = (Object.keys(says) as ContainerNetwork[])
+    .filter((n) => says[n] !== line.run)
+    .map((n) => `${says[n]} — ${sameText(n === same)}`);
+  return [own, ...others.map((o) => `on another target: ${o}`)].join('; ');
 }
 
 export function seedParameterMarkdown(sections: readonly SeedTableSection[]): string {
@@ -39,7 +52,7 @@ export function seedParameterMarkdown(sections: readonly SeedTableSection[]): st
     '',
     '<!-- Written by `layerlab seed-parameters > docs/seed-parameters.md`; edit lab/scenarios/<name>/seed.ts instead. -->',
     '',
-    `Each seed experiment's parameters, from the scenarios' seed facts (\`lab/scenarios/<name>/seed.ts\`), beside those of ${files.map((f) => `\`${f}\``).join(' and ')}: the same comparison that lists them under each claim of a report as "unlike the seed". A stack is that of the hosts the claims judge; a fixed difference is one no lab definition changes. The source is the article's line and its own words.`,
+    `Each seed experiment's parameters, from the scenarios' seed facts (\`lab/scenarios/<name>/seed.ts\`), beside those of ${files.map((f) => `\`${f}\``).join(' and ')}: the same comparison that lists them under each claim of a report as "unlike the seed". A stack is that of the hosts the claims judge; a container network is the lab target's, followed by what the other targets do; a fixed difference is one no lab definition changes. The source is the article's line and its own words.`,
   ];
   for (const s of sections) {
     out.push(

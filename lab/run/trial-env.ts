@@ -1,3 +1,4 @@
+import { CONTAINER_NETWORK } from '../catalog.js';
 import type { LabDefinition } from '../definition/schema.js';
 import { REMOTE_TRIAL_OUT } from '../paths.js';
 import type { Trial } from '../plan/plan.js';
@@ -22,6 +23,9 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
     env[`LL_IMAGE_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] = tag;
   }
   Object.assign(env, scenario.guestEnv());
+  // The target's container network (lifecycle's `docker run`; guest/lib.sh
+  // started dockerd with the same at prepare).
+  env.LL_CONTAINER_NETWORK = CONTAINER_NETWORK[lab.target.kind];
   // How fio and dbench start their container (guest/lib.sh ll_container_run):
   // the Engine API by default; `cli` is docker run, for bench/fast-lab.ts to compare.
   if (process.env.LAYERLAB_CONTAINER_START === 'cli') env.LL_CONTAINER_START = 'cli';

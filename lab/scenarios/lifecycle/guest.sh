@@ -23,6 +23,15 @@ case "$LL_P_IMAGE" in
   large) ll_require LL_IMAGE_LARGE; image="$LL_IMAGE_LARGE" ;;
   *) ll_die "lifecycle: image must be small or large, not $LL_P_IMAGE" ;;
 esac
+# The containers' network, the target's (LL_CONTAINER_NETWORK, lab/catalog.ts
+# CONTAINER_NETWORK): default (aws) is the engine's default network, each
+# start setting up its network as seed 004's `docker run -h … -d` did; none
+# (local, static: their daemons run without a bridge) is --network none.
+case "${LL_CONTAINER_NETWORK:-none}" in
+  none) network=(--network none) ;;
+  default) network=() ;;
+  *) ll_die "lifecycle: LL_CONTAINER_NETWORK must be none or default, not $LL_CONTAINER_NETWORK" ;;
+esac
 
 prefix="ll-$LL_TRIAL"
 cleanup() {
@@ -126,7 +135,7 @@ phase() {
 run_all() {
   local name
   for name in "${names[@]}"; do
-    docker run -d --name "$name" --hostname "$name" --network none "$image" "${idle[@]}" >/dev/null
+    docker run -d --name "$name" --hostname "$name" "${network[@]}" "$image" "${idle[@]}" >/dev/null
   done
 }
 phase run "$LL_P_CONTAINERS" run_all
@@ -142,7 +151,7 @@ if [ "$LL_P_CHURN_CONTAINERS" -gt 0 ]; then
   ll_phase start
   for i in $(seq 1 "$LL_P_CHURN_CONTAINERS"); do
     churn+=("$prefix-churn-$i")
-    docker run -d --name "$prefix-churn-$i" --network none "$LL_IMAGE_CHURN" "${idle[@]}" >/dev/null
+    docker run -d --name "$prefix-churn-$i" "${network[@]}" "$LL_IMAGE_CHURN" "${idle[@]}" >/dev/null
   done
   # Runs one command in every churn container at once; fails if any failed.
   in_all() {

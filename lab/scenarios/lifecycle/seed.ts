@@ -1,4 +1,9 @@
+import { CONTAINER_NETWORK, type ContainerNetwork, TARGET_KINDS } from '../../catalog.js';
 import type { SeedFigure, SeedParameter } from '../../report/seed-facts.js';
+
+/** The targets whose hosts give containers `network` (lab/catalog.ts): "local or static". */
+const targetsWith = (network: ContainerNetwork) =>
+  TARGET_KINDS.filter((t) => CONTAINER_NETWORK[t] === network).join(' or ');
 
 /**
  * Seed 004: ten containers of a 1.6 GB image on Docker 1.10, devicemapper
@@ -50,8 +55,13 @@ export const LIFECYCLE_SEED_PARAMETERS: readonly SeedParameter[] = [
     label: 'container network',
     seed: '`docker run -h … -d` on the default bridge network: each start sets up its network',
     run: {
-      fixed:
-        '`docker run --network none` on a daemon started with bridge none and no iptables (guest/lib.sh, every target): no network setup is timed',
+      network: {
+        says: {
+          default: `\`docker run -d\` on Docker's default bridge network (target ${targetsWith('default')}): each start sets up its network`,
+          none: `\`docker run --network none\` on a daemon started with bridge none and no iptables (guest/lib.sh, target ${targetsWith('none')}): no network setup is timed`,
+        },
+        same: 'default',
+      },
     },
     source: { seed: '004', line: 38, words: 'docker run -h "con$i.example.com" -d r7perfsat' },
   },

@@ -355,6 +355,52 @@ describe("guest/lib.sh: the owner's fstab after the data disk was re-made (issue
   });
 });
 
+describe("guest/lib.sh: ll_docker_start writes the target's container network into daemon.json", () => {
+  /** daemon.json as ll_docker_start writes it on a fake host, with LL_CONTAINER_NETWORK as given. */
+  function daemonJson(name: string, env: Record<string, string>) {
+    const host = fstabHost(name);
+    const r = host.run(['-c', "ll_docker_start overlay2 '[]'"], env);
+    const file = join(host.dir, 'etc-docker', 'daemon.json');
+    return { ...r, json: existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {} };
+  }
+
+  it('none (local, static; also when unset): no bridge, no iptables, no NAT', () => {
+    for (const [name, env] of [
+      ['net-none', { LL_CONTAINER_NETWORK: 'none' }],
+      ['net-unset', {}],
+    ] as const) {
+      const { code, stderr, json } = daemonJson(name, env);
+      assert.equal(code, 0, stderr);
+      assert.deepEqual(
+        json,
+        {
+          'storage-driver': 'overlay2',
+          'storage-opts': [],
+          bridge: 'none',
+          iptables: false,
+          'ip-masq': false,
+          'log-driver': 'json-file',
+        },
+        `${name}: the daemon runs without a network of its own`,
+      );
+    }
+  });
+
+  it("default (aws): Docker's own bridge, iptables and NAT, as the seed ran it: none of the three keys", () => {
+    const { code, stderr, json } = daemonJson('net-default', { LL_CONTAINER_NETWORK: 'default' });
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(json, { 'storage-driver': 'overlay2', 'storage-opts': [], 'log-driver': 'json-file' });
+  });
+
+  it('any other value stops the profile, naming it, before dockerd is touched', () => {
+    const host = fstabHost('net-bad');
+    const r = host.run(['-c', "ll_docker_start overlay2 '[]'"], { LL_CONTAINER_NETWORK: 'host' });
+    assert.notEqual(r.code, 0, 'refused');
+    assert.match(r.stderr, /LL_CONTAINER_NETWORK=host: expected none or default/);
+    assert.doesNotMatch(host.log(), /systemctl/, 'dockerd was not restarted');
+  });
+});
+
 /** Runs `body` after sourcing lib.sh with `env`; returns the exit status and stderr. */
 function libRun(body: string, env: Record<string, string>) {
   return spawnSync('bash', ['-c', `set -euo pipefail; source "$1"; ${body}`, '_', LIB], {

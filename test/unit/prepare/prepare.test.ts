@@ -1,7 +1,8 @@
 /**
  * lab/prepare/prepare.ts: the environment folder a host reports is pulled
  * like a trial's, and checked against the MANIFEST guest/env.sh writes: an
- * unchecked folder never lands (issue 12, finding 2).
+ * unchecked folder never lands (issue 12, finding 2). The profile's command
+ * carries the target's container network.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { profileCommand } from '../../../lab/prepare/prepare.ts';
 import { extractSafely } from '../../../lab/ssh/safe-tar.ts';
 import { guestFolder } from '../guest-folder.ts';
 
@@ -57,5 +59,24 @@ describe('the environment folder is checked against a MANIFEST (issue 12, findin
     assert.equal(existsSync(join(hostDir, 'env')), false, 'an unchecked env folder never lands');
     await captureEnv(fakeConnection({ 'summary.json': '{}' }, true), { dataDisk: '/dev/vdb' }, join(hostDir, 'env'));
     assert.deepEqual(readdirSync(join(hostDir, 'env')).sort(), ['MANIFEST', 'summary.json'], 'a checked env lands');
+  });
+});
+
+describe("the profile's command: the target's container network (issue 39)", () => {
+  const host = { profile: 'overlay2-xfs', dataDisk: '/dev/vdb', dedicated: false } as const;
+  it("Docker's default bridge on aws only; none on local and static", () => {
+    const network = (target: 'local' | 'aws' | 'static') =>
+      /(?:^| )LL_CONTAINER_NETWORK='([^']*)' /.exec(profileCommand(target, host))?.[1];
+    assert.deepEqual(
+      { local: network('local'), aws: network('aws'), static: network('static') },
+      { local: 'none', aws: 'default', static: 'none' },
+    );
+  });
+
+  it('beside the data disk and ownership, running the profile script', () => {
+    assert.equal(
+      profileCommand('static', host),
+      "LL_DATA_DISK='/dev/vdb' LL_DEDICATED='0' LL_CONTAINER_NETWORK='none' 'bash' '/opt/layerlab/guest/profiles/overlay2-xfs.sh'",
+    );
   });
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeRun } from '../../../lab/analyze/analysis.ts';
+import { CONTAINER_NETWORK } from '../../../lab/catalog.ts';
 import { type LoadedRun, recordedLab } from '../../../lab/record/load.ts';
 import type { Sample } from '../../../lab/record/samples.ts';
 import { answerClaims, calibrationRows, calibrationSection } from '../../../lab/report/claims.ts';
@@ -70,6 +71,22 @@ describe('seed claims', () => {
     const asSeed = answer(lifecycle(51.6, 11.1), '004');
     assert.equal(asSeed?.answer, 'confirmed');
     assert.equal(asSeed?.size, 'as the seed', asSeed?.evidence.join('\n'));
+  });
+
+  it("004's container network: same as the seed in a run that recorded aws's default bridge; unlike with none or nothing recorded", () => {
+    const networkLine = (containerNetwork?: 'default' | 'none') => {
+      const r = run(lifecycle(40, 5));
+      const recorded = containerNetwork ? { ...r, manifest: { ...r.manifest, containerNetwork } } : r;
+      return answerClaims(context(recorded))
+        .find((a) => a.seed === '004')
+        ?.parameters?.find((p) => p.label === 'container network');
+    };
+    assert.equal(networkLine(CONTAINER_NETWORK.aws)?.same, true, "aws: the seed's default bridge");
+    assert.equal(networkLine(CONTAINER_NETWORK.local)?.same, false, 'local: --network none');
+    assert.equal(networkLine(CONTAINER_NETWORK.static)?.same, false, 'static: --network none');
+    const before = networkLine();
+    assert.equal(before?.same, false, 'a run from before the manifest recorded it ran --network none');
+    assert.match(before?.run ?? '', /^`docker run --network none`/);
   });
 
   it('004 is not shown with 3 runs per side (they cannot show a difference), and absent without a devicemapper host', () => {

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { CONTAINER_NETWORK, TARGET_KINDS } from '../../../lab/catalog.ts';
 import { loadLabDefinition } from '../../../lab/definition/load.ts';
 import { makePlan } from '../../../lab/plan/plan.ts';
 import type { Sample } from '../../../lab/record/samples.ts';
@@ -22,7 +23,7 @@ import { DB_IMPORT_SEED_FIGURES } from '../../../lab/scenarios/db-import/seed.ts
 import { DBENCH_SEED_FIGURES } from '../../../lab/scenarios/dbench/seed.ts';
 import { SEED_003_PROFILES } from '../../../lab/scenarios/fio/seed.ts';
 import { SCENARIOS } from '../../../lab/scenarios/index.ts';
-import { LIFECYCLE_SEED_FIGURES } from '../../../lab/scenarios/lifecycle/seed.ts';
+import { LIFECYCLE_SEED_FIGURES, LIFECYCLE_SEED_PARAMETERS } from '../../../lab/scenarios/lifecycle/seed.ts';
 import { PERMISSIONS_SEED_WORDS } from '../../../lab/scenarios/permissions/seed.ts';
 import type { Scenario } from '../../../lab/scenarios/types.ts';
 
@@ -193,6 +194,28 @@ describe('parameterLines: stacks and measured values', () => {
     assert.deepEqual([near?.seed, near?.run, near?.same], ['10 MiB', '10,000,000 B as written', true]);
     assert.deepEqual([far?.run, far?.same], ['8,000,000 B, 10,000,000 B as written', false]);
     assert.deepEqual([none?.run, none?.same], ['not recorded', false]);
+  });
+});
+
+describe("parameterLines: seed 004's container network, the run's target's (issue 39)", () => {
+  const network = LIFECYCLE_SEED_PARAMETERS.filter((p) => p.label === 'container network');
+  it("same as the seed on aws (Docker's default bridge); unlike, with the words of --network none, on local and static", () => {
+    assert.equal(network.length, 1, 'lifecycle lists its container network');
+    const lines = Object.fromEntries(
+      TARGET_KINDS.map((t) => [t, parameterLines(network, {}, 10, { network: CONTAINER_NETWORK[t] })[0]]),
+    );
+    assert.deepEqual(Object.fromEntries(TARGET_KINDS.map((t) => [t, lines[t]?.same])), {
+      local: false,
+      aws: true,
+      static: false,
+    });
+    assert.equal(
+      lines.local?.run,
+      '`docker run --network none` on a daemon started with bridge none and no iptables (guest/lib.sh, target local or static): no network setup is timed',
+    );
+    assert.match(lines.aws?.run ?? '', /^`docker run -d` on Docker's default bridge network \(target aws\)/);
+    const [unrecorded] = parameterLines(network, {}, 10);
+    assert.deepEqual([unrecorded?.run, unrecorded?.same], ['not recorded', false]);
   });
 });
 

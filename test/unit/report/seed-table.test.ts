@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parameterLines } from '../../../lab/report/seed-facts.ts';
+import type { SeedParameter } from '../../../lab/report/seed-facts.ts';
 import { seedParameterMarkdown } from '../../../lab/report/seed-table.ts';
 
 const source = { seed: '002', line: 6, words: 'a | b' };
@@ -32,6 +33,39 @@ describe('seedParameterMarkdown', () => {
     );
     assert.ok(
       md.includes('| dump | 10 MiB | measured in each run (`dump_bytes`), the same within 10% — per run |'),
+      md,
+    );
+  });
+});
+
+describe("seedParameterMarkdown: a container network is the target's", () => {
+  it("the lab's target's first, then what the other target does, each with same or unlike", () => {
+    const network: SeedParameter[] = [
+      {
+        label: 'network',
+        seed: 'the default bridge',
+        run: {
+          network: { says: { default: 'bridge (target aws)', none: 'none (target local or static)' }, same: 'default' },
+        },
+        source,
+      },
+    ];
+    const md = seedParameterMarkdown([
+      {
+        seed: '004',
+        scenario: 'lifecycle',
+        claims: 1,
+        parameters: network,
+        labs: [
+          { file: 'local.yaml', lines: parameterLines(network, {}, 5, { network: 'none' }) },
+          { file: 'aws.yaml', lines: parameterLines(network, {}, 5, { network: 'default' }) },
+        ],
+      },
+    ]);
+    assert.ok(
+      md.includes(
+        '| network | the default bridge | none (target local or static) — **unlike**; on another target: bridge (target aws) — same | bridge (target aws) — same; on another target: none (target local or static) — **unlike** |',
+      ),
       md,
     );
   });

@@ -4,7 +4,7 @@
  * again when the data root changed under du (Podman removes a stopped
  * container's files after `stop` returns; CI failed on it), and a measurement
  * that keeps failing stops the script with the reason instead of writing an
- * empty field and exiting 0.
+ * empty field and exiting 0. And its containers' network, the target's.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -32,7 +32,7 @@ fake(
   info:*Driver*) echo overlay2 ;;
   info:*) echo "$FAKE_ROOT" ;;
   system:*) printf 'Images\\t17.2MB\\nContainers\\t2B\\nLocal Volumes\\t0B\\n' ;;
-  run:*) echo 0123abcd ;;
+  run:*) echo "$*" >> "$RUN_LOG"; echo 0123abcd ;;
   inspect:*) echo "/c SizeRw=2 SizeRootFs=17200000" ;;
 esac`,
 );
@@ -45,8 +45,8 @@ printf '28704768\\t%s\\n' "$FAKE_ROOT"`,
 );
 fake('sleep', 'exit 0');
 
-/** Runs guest.sh for two containers; du fails its first `duFailures` calls. */
-function runGuest(duFailures: number, diskUse = '1') {
+/** Runs guest.sh for two containers; du fails its first `duFailures` calls; `env` added to the trial's. */
+function runGuest(duFailures: number, diskUse = '1', env: Record<string, string> = {}) {
   const out = mkdtempSync(join(work, 'out-'));
   const result = spawnSync('bash', [GUEST], {
     encoding: 'utf8',
@@ -55,6 +55,7 @@ function runGuest(duFailures: number, diskUse = '1') {
       PATH: `${bin}:${process.env.PATH}`,
       FAKE_ROOT: dataRoot,
       DU_COUNT: join(out, 'du-count'),
+      RUN_LOG: join(out, 'runs'),
       DU_FAILURES: String(duFailures),
       LL_ENGINE: 'docker',
       LL_LAB: 'lab1',
@@ -66,15 +67,19 @@ function runGuest(duFailures: number, diskUse = '1') {
       LL_P_CHURN_CONTAINERS: '0',
       LL_P_IMAGE: 'small',
       LL_P_DISK_USE: diskUse,
+      ...env,
     },
   });
-  const tsv = readFileSync(join(out, 'lifecycle.tsv'), 'utf8').trim().split('\n');
+  // None when the script stopped before its first row.
+  const tsv = readFileSync(join(out, 'lifecycle.tsv'), { encoding: 'utf8', flag: 'a+' }).trim().split('\n');
   return {
     status: result.status,
     stderr: result.stderr,
     header: tsv[0] ?? '',
     rows: tsv.slice(1).map((line) => line.split('\t')),
     duCalls: Number(readFileSync(join(out, 'du-count'), { encoding: 'utf8', flag: 'a+' }) || 0),
+    /** The arguments of every `docker run`, one line each. */
+    runs: readFileSync(join(out, 'runs'), { encoding: 'utf8', flag: 'a+' }).trim().split('\n').filter(Boolean),
   };
 }
 
@@ -115,5 +120,39 @@ describe('lifecycle guest.sh: diskUse: false', () => {
       `phase, containers and seconds only: ${JSON.stringify(rows)}`,
     );
     assert.equal(duCalls, 0, 'du never ran');
+  });
+});
+
+describe("lifecycle guest.sh: the target's container network (LL_CONTAINER_NETWORK)", () => {
+  /** The `docker run`s of a trial of two timed containers and two churning ones. */
+  const runs = (network?: string) => {
+    const env: Record<string, string> = { LL_P_CHURN_CONTAINERS: '2', LL_IMAGE_CHURN: 'layerlab/churn:1' };
+    if (network) env.LL_CONTAINER_NETWORK = network;
+    const r = runGuest(0, '0', env);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.runs.length, 4, `two timed containers, two churning: ${r.runs.join(' / ')}`);
+    return r.runs;
+  };
+
+  it("default (aws): every container on the engine's default network, as seed 004's `docker run -h … -d`", () => {
+    for (const run of runs('default')) {
+      assert.doesNotMatch(run, /--network/, `no --network: ${run}`);
+      assert.match(run, /^run --label layerlab\.lab=lab1 -d --name ll-t1-/, `a detached, labelled container: ${run}`);
+    }
+  });
+
+  it('none (local, static; also when unset): every container, timed and churning, with --network none', () => {
+    for (const network of ['none', undefined]) {
+      for (const run of runs(network)) {
+        assert.match(run, / --network none layerlab\/(shell|churn):1 /, `${network ?? 'unset'}: ${run}`);
+      }
+    }
+  });
+
+  it('any other value fails the trial before a container starts, naming it', () => {
+    const r = runGuest(0, '0', { LL_CONTAINER_NETWORK: 'bridge' });
+    assert.notEqual(r.status, 0, 'the trial fails');
+    assert.match(r.stderr, /LL_CONTAINER_NETWORK must be none or default, not bridge/);
+    assert.deepEqual(r.runs, [], 'no container started');
   });
 });
