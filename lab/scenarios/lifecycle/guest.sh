@@ -29,7 +29,14 @@ esac
 # (local, static: their daemons run without a bridge) is --network none.
 case "${LL_CONTAINER_NETWORK:-none}" in
   none) network=(--network none) ;;
-  default) network=() ;;
+  default)
+    network=()
+    # A host prepared before its target kept the bridge runs dockerd without
+    # one: its containers would start with no network and the report would
+    # call the run's network the seed's.
+    docker network inspect bridge > /dev/null 2>&1 ||
+      ll_die "lifecycle: the target's containers use Docker's default bridge network, but dockerd on this host has none (it was prepared with bridge none): run \`layerlab down\` and \`layerlab up\` for this lab"
+    ;;
   *) ll_die "lifecycle: LL_CONTAINER_NETWORK must be none or default, not $LL_CONTAINER_NETWORK" ;;
 esac
 

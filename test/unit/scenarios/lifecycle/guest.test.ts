@@ -34,6 +34,7 @@ fake(
   system:*) printf 'Images\\t17.2MB\\nContainers\\t2B\\nLocal Volumes\\t0B\\n' ;;
   run:*) echo "$*" >> "$RUN_LOG"; echo 0123abcd ;;
   inspect:*) echo "/c SizeRw=2 SizeRootFs=17200000" ;;
+  network:*) [ -z "$NO_BRIDGE" ] || exit 1 ;;
 esac`,
 );
 // du fails as it did in the guest until it has been called DU_FAILURES times.
@@ -147,6 +148,13 @@ describe("lifecycle guest.sh: the target's container network (LL_CONTAINER_NETWO
         assert.match(run, / --network none layerlab\/(shell|churn):1 /, `${network ?? 'unset'}: ${run}`);
       }
     }
+  });
+
+  it('default on a daemon without its bridge (prepared before) fails before a container starts, saying what to do', () => {
+    const r = runGuest(0, '0', { LL_CONTAINER_NETWORK: 'default', NO_BRIDGE: '1' });
+    assert.notEqual(r.status, 0, 'the trial fails');
+    assert.match(r.stderr, /dockerd on this host has none .*run `layerlab down` and `layerlab up`/);
+    assert.deepEqual(r.runs, [], 'no container started');
   });
 
   it('any other value fails the trial before a container starts, naming it', () => {
