@@ -15,7 +15,8 @@ export const TARGET_KINDS = ['local', 'aws', 'static'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
 /** How Docker networks containers on a host: its default bridge, or no network at all. */
-export type ContainerNetwork = 'default' | 'none';
+export const CONTAINER_NETWORKS = ['default', 'none'] as const;
+export type ContainerNetwork = (typeof CONTAINER_NETWORKS)[number];
 
 /**
  * Each target's container network, the one place it is decided: prepare

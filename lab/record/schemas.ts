@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MOUNT_KIND_NAMES, NO_MOUNT, PROFILE_NAMES } from '../catalog.js';
+import { CONTAINER_NETWORKS, MOUNT_KIND_NAMES, NO_MOUNT, PROFILE_NAMES } from '../catalog.js';
 
 /**
  * The files of a run folder (results/<run-id>/), as zod schemas: what the
@@ -159,7 +159,7 @@ export const manifestSchema = z
     lab: recordedLabSchema,
     inventory: z.object({ target: z.string() }).passthrough().optional(),
     /** The target's container network (lab/catalog.ts); absent before it existed, when every target had none. */
-    containerNetwork: z.enum(['default', 'none']).optional(),
+    containerNetwork: z.enum(CONTAINER_NETWORKS).optional(),
     plan: z.object({ seed: z.number().optional(), mode: z.string().optional() }).passthrough().optional(),
     gitRevision: z.string().optional(),
     versions: z.record(z.string()).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ScenarioAnalysis } from '../analyze/types.js';
+import { CONTAINER_NETWORKS } from '../catalog.js';
 import type { RecordedLab } from '../record/load.js';
 import { sampleSchema } from '../record/schemas.js';
 import type { MetricSpec } from '../scenarios/metric.js';
@@ -209,7 +210,7 @@ export const exportModelSchema = z
         repetitions: z.unknown(),
         scenarioRepetitions: z.record(z.number().optional()),
         containerNetwork: z
-          .enum(['default', 'none'])
+          .enum(CONTAINER_NETWORKS)
           .optional()
           .describe("how the run's target networked lifecycle's containers (lab/catalog.ts CONTAINER_NETWORK)"),
       })
