@@ -724,12 +724,7 @@ ll_mount_setup() {
   case "$kind" in
     layer) ;; # docker creates the workdir inside the container's writable layer
     volume)
-      if ll_engine_api; then
-        ll_api_volume_fresh "$LL_MOUNT_NAME"
-      else
-        docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
-        docker volume create "$LL_MOUNT_NAME" >/dev/null
-      fi
+      ll_volume_fresh "$LL_MOUNT_NAME"
       LL_MOUNT_TYPE=volume LL_MOUNT_SOURCE="$LL_MOUNT_NAME"
       ;;
     bind)
@@ -751,13 +746,7 @@ ll_mount_setup() {
 
 ll_mount_cleanup() {
   case "${LL_MOUNT_KIND:-}" in
-    volume)
-      if ll_engine_api; then
-        ll_api_volume_rm "$LL_MOUNT_NAME"
-      else
-        docker volume rm -f "$LL_MOUNT_NAME" >/dev/null 2>&1 || true
-      fi
-      ;;
+    volume) ll_volume_rm "$LL_MOUNT_NAME" ;;
     bind) rm -rf -- "${LL_BIND_ROOT:?}/$LL_MOUNT_NAME" ;;
     hostshare | hostshare-nfs | hostshare-9p) rm -rf -- "${LL_SHARED:?}/$LL_MOUNT_NAME" ;;
   esac
@@ -791,14 +780,25 @@ ll_engine_api() {
   [ "$LL_ENGINE" != podman ] && [ "${LL_CONTAINER_START:-api}" != cli ] && command -v curl > /dev/null
 }
 
-# ll_api_volume_fresh NAME: volume NAME, new and empty, labelled as
-# ll_label_args labels what the CLI creates, through the Engine API: a volume
-# of that name left by an attempt that did not end is removed first, as
-# `docker volume rm -f` then `docker volume create` would. One curl for both:
-# the removal's answer is not checked (404, none, is the usual one); the
+# ll_docker_api_quietly ARGS...: one Engine API request whose answer does not
+# matter (a removal that may find nothing): no output, and it never fails.
+ll_docker_api_quietly() {
+  curl --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null "$@" || :
+}
+
+# ll_volume_fresh NAME: volume NAME, new and empty: a volume of that name left
+# by an attempt that did not end is removed first. Through the Engine API
+# where containers start through it (ll_engine_api), labelled as
+# ll_label_args labels what the CLI creates; one curl for both requests: the
+# removal's answer is not checked (404, none, is the usual one), the
 # creation's decides (curl's status is its last request's).
-ll_api_volume_fresh() {
+ll_volume_fresh() {
   local name="$1" labels json_name reply
+  if ! ll_engine_api; then
+    docker volume rm -f "$name" > /dev/null 2>&1 || true
+    docker volume create "$name" > /dev/null
+    return
+  fi
   ll_label_json_to labels
   ll_json_str_to json_name "$name"
   if ! reply="$(curl --silent --show-error --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null \
@@ -809,10 +809,14 @@ ll_api_volume_fresh() {
   fi
 }
 
-# ll_api_volume_rm NAME: removes volume NAME through the Engine API as `docker
-# volume rm -f` does, quietly: whether it was there or not, cleanup goes on.
-ll_api_volume_rm() {
-  curl --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null -X DELETE "http://docker/volumes/$1?force=true" || :
+# ll_volume_rm NAME: removes volume NAME as `docker volume rm -f` does,
+# quietly: whether it was there or not, cleanup goes on.
+ll_volume_rm() {
+  if ll_engine_api; then
+    ll_docker_api_quietly -X DELETE "http://docker/volumes/$1?force=true"
+  else
+    docker volume rm -f "$1" > /dev/null 2>&1 || true
+  fi
 }
 
 # ll_api_container_start NAME IMAGE CMD...: creates and starts, through the
@@ -945,7 +949,7 @@ ll_container_cleanup() {
   local name="$1"
   [ "$LL_CONTAINER_GONE" != "$name" ] || return 0
   if ll_engine_api; then
-    curl --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null -X DELETE "http://docker/containers/$name?force=true&v=true" || :
+    ll_docker_api_quietly -X DELETE "http://docker/containers/$name?force=true&v=true"
   else
     docker rm -f "$name" > /dev/null 2>&1 || :
   fi
