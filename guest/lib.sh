@@ -640,20 +640,33 @@ ll_mount_docker_disk() {
   mount "$LL_DOCKER_DIR"
 }
 
+# The target's container network, LL_CONTAINER_NETWORK (lab/catalog.ts
+# CONTAINER_NETWORK, which the controller passes to the profile and to every
+# trial; none when unset), checked here for every caller: sets LL_NETWORK to
+# none or default, and LL_NETWORK_ARGS to what `docker run` takes for it:
+# --network none, or nothing for the engine's default network (aws only, as
+# seed 004's `docker run -h … -d`). Any other value stops the script before
+# anything is changed or started.
+ll_container_network() {
+  LL_NETWORK="${LL_CONTAINER_NETWORK:-none}"
+  case "$LL_NETWORK" in
+    none) LL_NETWORK_ARGS=(--network none) ;;
+    default) LL_NETWORK_ARGS=() ;;
+    *) ll_die "LL_CONTAINER_NETWORK=$LL_NETWORK: expected none or default, the target's container network as lab/catalog.ts CONTAINER_NETWORK sets it (layerlab passes it; when running a guest script by hand, set one of the two or leave it unset for none)" ;;
+  esac
+}
+
 # Writes daemon.json (the owner's is in the backup) and starts dockerd.
 # $1 driver (with the containerd image store: the snapshotter), $2 JSON array
 # of storage opts, $3 JSON object of daemon features (default none).
-# LL_CONTAINER_NETWORK (the target's, lab/catalog.ts CONTAINER_NETWORK; none
-# when unset): none starts dockerd without its bridge, iptables rules or NAT;
-# default leaves Docker's own bridge network as the seeds ran it (aws only).
+# The target's container network (ll_container_network): none starts dockerd
+# without its bridge, iptables rules or NAT; default leaves Docker's own
+# bridge network as the seeds ran it (aws only).
 ll_docker_start() {
   local driver="$1" opts="$2" features="" network=""
   if [ -n "${3:-}" ]; then features=$'\n  "features": '"$3,"; fi
-  case "${LL_CONTAINER_NETWORK:-none}" in
-    none) network=$'\n  "bridge": "none",\n  "iptables": false,\n  "ip-masq": false,' ;;
-    default) ;;
-    *) ll_die "LL_CONTAINER_NETWORK=$LL_CONTAINER_NETWORK: expected none or default (lab/catalog.ts CONTAINER_NETWORK)" ;;
-  esac
+  ll_container_network
+  if [ "$LL_NETWORK" = none ]; then network=$'\n  "bridge": "none",\n  "iptables": false,\n  "ip-masq": false,'; fi
   mkdir -p "$(dirname "$LL_DAEMON_JSON")" "$LL_STATE"
   cat > "$LL_DAEMON_JSON" <<JSON
 {

@@ -23,22 +23,19 @@ case "$LL_P_IMAGE" in
   large) ll_require LL_IMAGE_LARGE; image="$LL_IMAGE_LARGE" ;;
   *) ll_die "lifecycle: image must be small or large, not $LL_P_IMAGE" ;;
 esac
-# The containers' network, the target's (LL_CONTAINER_NETWORK, lab/catalog.ts
-# CONTAINER_NETWORK): default (aws) is the engine's default network, each
-# start setting up its network as seed 004's `docker run -h … -d` did; none
-# (local, static: their daemons run without a bridge) is --network none.
-case "${LL_CONTAINER_NETWORK:-none}" in
-  none) network=(--network none) ;;
-  default)
-    network=()
-    # A host prepared before its target kept the bridge runs dockerd without
-    # one: its containers would start with no network and the report would
-    # call the run's network the seed's.
-    docker network inspect bridge > /dev/null 2>&1 ||
-      ll_die "lifecycle: the target's containers use Docker's default bridge network, but dockerd on this host has none (it was prepared with bridge none): run \`layerlab down\` and \`layerlab up\` for this lab"
-    ;;
-  *) ll_die "lifecycle: LL_CONTAINER_NETWORK must be none or default, not $LL_CONTAINER_NETWORK" ;;
-esac
+# The containers' network, the target's (guest/lib.sh ll_container_network):
+# default (aws) is the engine's default network, each start setting up its
+# network as seed 004's `docker run -h … -d` did; none (local, static: their
+# daemons run without a bridge) is --network none.
+ll_container_network
+network=("${LL_NETWORK_ARGS[@]}")
+if [ "$LL_NETWORK" = default ]; then
+  # A host prepared before its target kept the bridge runs dockerd without
+  # one: its containers would start with no network and the report would
+  # call the run's network the seed's.
+  docker network inspect bridge > /dev/null 2>&1 ||
+    ll_die "lifecycle: the target's containers use Docker's default bridge network, but dockerd on this host has none (it was prepared with bridge none): run \`layerlab down\` and \`layerlab up\` for this lab"
+fi
 
 prefix="ll-$LL_TRIAL"
 cleanup() {

@@ -397,7 +397,38 @@ describe("guest/lib.sh: ll_docker_start writes the target's container network in
     const r = host.run(['-c', "ll_docker_start overlay2 '[]'"], { LL_CONTAINER_NETWORK: 'host' });
     assert.notEqual(r.code, 0, 'refused');
     assert.match(r.stderr, /LL_CONTAINER_NETWORK=host: expected none or default/);
+    const own = libRun('ll_container_network', { LL_CONTAINER_NETWORK: 'host' });
+    assert.equal(
+      r.stderr,
+      own.stderr,
+      "ll_container_network's refusal, word for word (lifecycle's guest.sh says the same)",
+    );
     assert.doesNotMatch(host.log(), /systemctl/, 'dockerd was not restarted');
+  });
+});
+
+describe("guest/lib.sh: ll_container_network, the target's container network checked once for every caller", () => {
+  it("none or unset: --network none for `docker run`; default: no argument (the engine's default network)", () => {
+    for (const [value, expected] of [
+      ['none', 'none|--network none'],
+      [undefined, 'none|--network none'],
+      ['default', 'default|'],
+    ] as const) {
+      const env: Record<string, string> = value === undefined ? {} : { LL_CONTAINER_NETWORK: value };
+      const r = libRun('ll_container_network; printf \'%s|%s\' "$LL_NETWORK" "${LL_NETWORK_ARGS[*]}"', env);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, expected, `LL_CONTAINER_NETWORK=${value ?? '(unset)'}`);
+    }
+  });
+
+  it('any other value stops the script, naming the value, where it comes from and what to do', () => {
+    const r = libRun('ll_container_network; echo went on', { LL_CONTAINER_NETWORK: 'bridge' });
+    assert.equal(r.status, 1, 'refused');
+    assert.equal(r.stdout, '', 'nothing after it ran');
+    assert.match(
+      r.stderr,
+      /^layerlab: LL_CONTAINER_NETWORK=bridge: expected none or default, the target's container network as lab\/catalog\.ts CONTAINER_NETWORK sets it \(.*by hand.*\)\n$/,
+    );
   });
 });
 

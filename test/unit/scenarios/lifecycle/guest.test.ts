@@ -157,10 +157,13 @@ describe("lifecycle guest.sh: the target's container network (LL_CONTAINER_NETWO
     assert.deepEqual(r.runs, [], 'no container started');
   });
 
-  it('any other value fails the trial before a container starts, naming it', () => {
+  it('any other value fails the trial before a container starts, naming it as ll_docker_start does (guest/lib.sh)', () => {
     const r = runGuest(0, '0', { LL_CONTAINER_NETWORK: 'bridge' });
     assert.notEqual(r.status, 0, 'the trial fails');
-    assert.match(r.stderr, /LL_CONTAINER_NETWORK must be none or default, not bridge/);
+    assert.match(
+      r.stderr,
+      /LL_CONTAINER_NETWORK=bridge: expected none or default, the target's container network as lab\/catalog\.ts CONTAINER_NETWORK sets it/,
+    );
     assert.deepEqual(r.runs, [], 'no container started');
   });
 });
