@@ -640,20 +640,33 @@ ll_mount_docker_disk() {
   mount "$LL_DOCKER_DIR"
 }
 
+# The target's container network, LL_CONTAINER_NETWORK (lab/catalog.ts
+# CONTAINER_NETWORK, which the controller passes to the profile and to every
+# trial; none when unset), checked here for every caller: sets LL_NETWORK to
+# none or default, and LL_NETWORK_ARGS to what `docker run` takes for it:
+# --network none, or nothing for the engine's default network (aws only, as
+# seed 004's `docker run -h … -d`). Any other value stops the script before
+# anything is changed or started.
+ll_container_network() {
+  LL_NETWORK="${LL_CONTAINER_NETWORK:-none}"
+  case "$LL_NETWORK" in
+    none) LL_NETWORK_ARGS=(--network none) ;;
+    default) LL_NETWORK_ARGS=() ;;
+    *) ll_die "LL_CONTAINER_NETWORK=$LL_NETWORK: expected none or default, the target's container network as lab/catalog.ts CONTAINER_NETWORK sets it (layerlab passes it; when running a guest script by hand, set one of the two or leave it unset for none)" ;;
+  esac
+}
+
 # Writes daemon.json (the owner's is in the backup) and starts dockerd.
 # $1 driver (with the containerd image store: the snapshotter), $2 JSON array
 # of storage opts, $3 JSON object of daemon features (default none).
-# LL_CONTAINER_NETWORK (the target's, lab/catalog.ts CONTAINER_NETWORK; none
-# when unset): none starts dockerd without its bridge, iptables rules or NAT;
-# default leaves Docker's own bridge network as the seeds ran it (aws only).
+# The target's container network (ll_container_network): none starts dockerd
+# without its bridge, iptables rules or NAT; default leaves Docker's own
+# bridge network as the seeds ran it (aws only).
 ll_docker_start() {
   local driver="$1" opts="$2" features="" network=""
   if [ -n "${3:-}" ]; then features=$'\n  "features": '"$3,"; fi
-  case "${LL_CONTAINER_NETWORK:-none}" in
-    none) network=$'\n  "bridge": "none",\n  "iptables": false,\n  "ip-masq": false,' ;;
-    default) ;;
-    *) ll_die "LL_CONTAINER_NETWORK=$LL_CONTAINER_NETWORK: expected none or default (lab/catalog.ts CONTAINER_NETWORK)" ;;
-  esac
+  ll_container_network
+  if [ "$LL_NETWORK" = none ]; then network=$'\n  "bridge": "none",\n  "iptables": false,\n  "ip-masq": false,'; fi
   mkdir -p "$(dirname "$LL_DAEMON_JSON")" "$LL_STATE"
   cat > "$LL_DAEMON_JSON" <<JSON
 {
@@ -774,7 +787,8 @@ ll_docker_api() {
 }
 
 # Whether containers start through the Engine API (ll_container_run), and
-# volumes are made through it (ll_mount_setup): Docker with curl, unless
+# volumes are made (ll_mount_setup) and containers listed and removed
+# (ll_container_ids, ll_containers_rm) through it: Docker with curl, unless
 # LL_CONTAINER_START=cli asks for the CLI.
 ll_engine_api() {
   [ "$LL_ENGINE" != podman ] && [ "${LL_CONTAINER_START:-api}" != cli ] && command -v curl > /dev/null
@@ -948,11 +962,54 @@ ll_container_run() {
 ll_container_cleanup() {
   local name="$1"
   [ "$LL_CONTAINER_GONE" != "$name" ] || return 0
-  if ll_engine_api; then
-    ll_docker_api_quietly -X DELETE "http://docker/containers/$name?force=true&v=true"
-  else
-    docker rm -f "$name" > /dev/null 2>&1 || :
+  ll_containers_rm "$name"
+}
+
+# ll_containers_rm ID|NAME...: removes these containers, running or not, with
+# their anonymous volumes; one already gone is no failure. Quiet, and never
+# fails: cleanup goes on. One curl for all of them where the Engine API is
+# used (ll_engine_api), else one `docker rm -f`; none at all for no container.
+ll_containers_rm() {
+  [ "$#" -gt 0 ] || return 0
+  if ! ll_engine_api; then
+    docker rm -f "$@" > /dev/null 2>&1 || :
+    return 0
   fi
+  local args=() target
+  for target in "$@"; do
+    # Each request after --next names the socket and its output again.
+    if [ "${#args[@]}" -gt 0 ]; then args+=(--next --silent --unix-socket "$LL_DOCKER_SOCKET" -o /dev/null); fi
+    args+=(-X DELETE "http://docker/containers/$target?force=true&v=true")
+  done
+  ll_docker_api_quietly "${args[@]}"
+}
+
+# ll_container_ids LABEL NAME_RE: sets LL_CONTAINER_IDS to the ids of every
+# container, running or not, that carries label LABEL (a key, or key=value)
+# AND whose name matches NAME_RE (a regular expression, as `docker ps --filter
+# name=` takes it): the engine's own filters, both in one request. Through
+# the Engine API where ll_engine_api (a curl costs a fraction of a docker CLI
+# start under TCG), else `docker ps`. Stops the script, saying why, when the
+# engine does not answer.
+ll_container_ids() {
+  local label="$1" name_re="$2" label_json name_json reply id_re='"Id":"([0-9a-f]{64})"'
+  LL_CONTAINER_IDS=()
+  if ! ll_engine_api; then
+    reply="$(docker ps -aq --filter "label=$label" --filter "name=$name_re")" ||
+      ll_die "$LL_ENGINE ps could not list the containers labelled $label and named $name_re (its error is above): is the engine running?"
+    if [ -n "$reply" ]; then mapfile -t LL_CONTAINER_IDS <<< "$reply"; fi
+    return 0
+  fi
+  ll_json_str_to label_json "$label"
+  ll_json_str_to name_json "$name_re"
+  reply="$(ll_docker_api -G --data all=1 --data-urlencode "filters={\"label\":[$label_json],\"name\":[$name_json]}" \
+    http://docker/containers/json)" ||
+    ll_die "the Engine API did not list the containers labelled $label and named $name_re: $reply (is dockerd running?)"
+  # Builtins: each match taken off the front of the reply until none is left.
+  while [[ $reply =~ $id_re ]]; do
+    LL_CONTAINER_IDS+=("${BASH_REMATCH[1]}")
+    reply="${reply#*"${BASH_REMATCH[0]}"}"
+  done
 }
 
 # A scenario's `container: kept` (seed 003's procedure is a fresh `docker run

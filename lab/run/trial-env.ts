@@ -26,8 +26,9 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
   // The target's container network (lifecycle's `docker run`; guest/lib.sh
   // started dockerd with the same at prepare).
   env.LL_CONTAINER_NETWORK = CONTAINER_NETWORK[lab.target.kind];
-  // How fio and dbench start their container (guest/lib.sh ll_container_run):
-  // the Engine API by default; `cli` is docker run, for bench/fast-lab.ts to compare.
+  // How fio and dbench start their container (guest/lib.sh ll_container_run),
+  // and lifecycle lists what it left: the Engine API by default; `cli` is the
+  // docker CLI, for bench/fast-lab.ts to compare.
   if (process.env.LAYERLAB_CONTAINER_START === 'cli') env.LL_CONTAINER_START = 'cli';
   return env;
 }

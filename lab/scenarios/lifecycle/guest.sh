@@ -23,31 +23,45 @@ case "$LL_P_IMAGE" in
   large) ll_require LL_IMAGE_LARGE; image="$LL_IMAGE_LARGE" ;;
   *) ll_die "lifecycle: image must be small or large, not $LL_P_IMAGE" ;;
 esac
-# The containers' network, the target's (LL_CONTAINER_NETWORK, lab/catalog.ts
-# CONTAINER_NETWORK): default (aws) is the engine's default network, each
-# start setting up its network as seed 004's `docker run -h … -d` did; none
-# (local, static: their daemons run without a bridge) is --network none.
-case "${LL_CONTAINER_NETWORK:-none}" in
-  none) network=(--network none) ;;
-  default)
-    network=()
-    # A host prepared before its target kept the bridge runs dockerd without
-    # one: its containers would start with no network and the report would
-    # call the run's network the seed's.
-    docker network inspect bridge > /dev/null 2>&1 ||
-      ll_die "lifecycle: the target's containers use Docker's default bridge network, but dockerd on this host has none (it was prepared with bridge none): run \`layerlab down\` and \`layerlab up\` for this lab"
-    ;;
-  *) ll_die "lifecycle: LL_CONTAINER_NETWORK must be none or default, not $LL_CONTAINER_NETWORK" ;;
-esac
+# The containers' network, the target's (guest/lib.sh ll_container_network):
+# default (aws) is the engine's default network, each start setting up its
+# network as seed 004's `docker run -h … -d` did; none (local, static: their
+# daemons run without a bridge) is --network none.
+ll_container_network
+network=("${LL_NETWORK_ARGS[@]}")
+if [ "$LL_NETWORK" = default ]; then
+  # A host prepared before its target kept the bridge runs dockerd without
+  # one: its containers would start with no network and the report would
+  # call the run's network the seed's.
+  docker network inspect bridge > /dev/null 2>&1 ||
+    ll_die "lifecycle: the target's containers use Docker's default bridge network, but dockerd on this host has none (it was prepared with bridge none): run \`layerlab down\` and \`layerlab up\` for this lab"
+fi
 
 prefix="ll-$LL_TRIAL"
+# What of this trial may be in the engine, for cleanup: all (anything named
+# $prefix-*: the script may stop anywhere, a failed `docker run` may leave a
+# container made but not started), none (`rm` removed every timed container
+# and no churn container was started since), or churn (the churn containers,
+# every one of them started: they are removed by name). cleanup lists the
+# engine's containers only for all: each listing is a docker CLI start (half a
+# second to a second under TCG) or a curl. stale: the first cleanup found
+# containers of an earlier attempt of this trial; their removal is quiet, so
+# on exit they are looked for again (left stays all).
+left=all
+stale=0
+churn=()
 cleanup() {
-  local ids
   ll_phase cleanup
-  # Ours only: the label as well as the name (an owner may name containers ll-*).
-  ids="$(docker ps -aq --filter label=layerlab.lab --filter "name=^$prefix-")"
-  # shellcheck disable=SC2086 # docker's hex ids
-  if [ -n "$ids" ]; then docker rm -f $ids >/dev/null 2>&1 || true; fi
+  case "$left" in
+    none) ;;
+    churn) ll_containers_rm "${churn[@]}" ;;
+    *)
+      # Ours only: the label as well as the name (an owner may name containers ll-*).
+      ll_container_ids layerlab.lab "^$prefix-"
+      if [ "${#LL_CONTAINER_IDS[@]}" -gt 0 ]; then stale=1; fi
+      ll_containers_rm "${LL_CONTAINER_IDS[@]}"
+      ;;
+  esac
 }
 trap cleanup EXIT
 cleanup
@@ -58,20 +72,6 @@ ll_phase prepare
 idle=(/bin/sh -c 'trap "exit 0" TERM; sleep 100000 & wait')
 names=()
 for i in $(seq 1 "$LL_P_CONTAINERS"); do names+=("$prefix-$i"); done
-
-# The engine's data root as the engine itself reports it (Podman: its graphroot).
-data_root() {
-  if [ "$LL_ENGINE" = podman ]; then docker info --format '{{.Store.GraphRoot}}'
-  else docker info --format '{{.DockerRootDir}}'; fi
-}
-root="$(data_root)"
-[ -d "$root" ] || ll_die "the engine reports data root '$root', which is not a directory"
-# Docker's direct-lvm setup (dm.directlvm_device, profile devicemapper-lvm)
-# always names its pool thinpool in volume group docker.
-thin_pool=""
-if [ "$LL_ENGINE" = docker ] && [ "$(docker info --format '{{.Driver}}')" = devicemapper ]; then
-  thin_pool=docker/thinpool
-fi
 
 # Bytes du counts under the data root. du -x: container file systems mounted
 # inside the root (overlay merged dirs, devicemapper mounts) are not counted
@@ -115,8 +115,24 @@ disk_state() {
 }
 
 # diskUse: false (LL_P_DISK_USE=0) leaves the disk columns and the start row
-# out: each measurement costs ~4 s under TCG, outside the timed phases.
+# out: each measurement costs ~4 s under TCG, outside the timed phases; and
+# the engine is not asked where its data is (a docker CLI start, up to a
+# second under TCG).
 if [ "$LL_P_DISK_USE" = 1 ]; then
+  # The engine's data root as the engine itself reports it (Podman: its
+  # graphroot), and Docker's storage driver with it: one `docker info`.
+  thin_pool=""
+  if [ "$LL_ENGINE" = podman ]; then
+    root="$(docker info --format '{{.Store.GraphRoot}}')"
+  else
+    info="$(docker info --format '{{.Driver}} {{.DockerRootDir}}')"
+    # The driver is one word; the root is the rest, spaces and all.
+    root="${info#* }"
+    # Docker's direct-lvm setup (dm.directlvm_device, profile devicemapper-lvm)
+    # always names its pool thinpool in volume group docker.
+    if [ "${info%% *}" = devicemapper ]; then thin_pool=docker/thinpool; fi
+  fi
+  [ -d "$root" ] || ll_die "the engine reports data root '$root', which is not a directory"
   printf 'phase\tcontainers\tseconds\tdata_root_bytes\tdf_images\tdf_containers\tdf_volumes\tthin_data_percent\tthin_metadata_percent\tthin_pool_bytes\n' \
     > "$LL_OUT/lifecycle.tsv"
   # An assignment, not an argument: a failed measurement stops the script (set -e).
@@ -150,16 +166,21 @@ phase inspect "$LL_P_CONTAINERS" \
   docker inspect --size -f '{{.Name}} SizeRw={{.SizeRw}} SizeRootFs={{.SizeRootFs}}' "${names[@]}" > "$LL_OUT/inspect.txt"
 phase stop "$LL_P_CONTAINERS" docker stop "${names[@]}" > /dev/null
 phase rm "$LL_P_CONTAINERS" docker rm "${names[@]}" > /dev/null
+# rm removed every container this trial started: nothing is left to list on exit.
+if [ "$stale" = 0 ]; then left=none; fi
 
 if [ "$LL_P_CHURN_CONTAINERS" -gt 0 ]; then
   # The churn image is loaded only for labs that churn (lifecycle's toolImagesFor).
   ll_require LL_IMAGE_CHURN
-  churn=()
   ll_phase start
+  # A start that fails may leave its container made but not started: listed on exit.
+  left=all
   for i in $(seq 1 "$LL_P_CHURN_CONTAINERS"); do
-    churn+=("$prefix-churn-$i")
     docker run -d --name "$prefix-churn-$i" "${network[@]}" "$LL_IMAGE_CHURN" "${idle[@]}" >/dev/null
+    churn+=("$prefix-churn-$i")
   done
+  # Every one started, by the name it was given: removed by name on exit.
+  if [ "$stale" = 0 ]; then left=churn; fi
   # Runs one command in every churn container at once; fails if any failed.
   in_all() {
     local name pids=() failed=0 pid

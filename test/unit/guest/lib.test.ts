@@ -397,7 +397,38 @@ describe("guest/lib.sh: ll_docker_start writes the target's container network in
     const r = host.run(['-c', "ll_docker_start overlay2 '[]'"], { LL_CONTAINER_NETWORK: 'host' });
     assert.notEqual(r.code, 0, 'refused');
     assert.match(r.stderr, /LL_CONTAINER_NETWORK=host: expected none or default/);
+    const own = libRun('ll_container_network', { LL_CONTAINER_NETWORK: 'host' });
+    assert.equal(
+      r.stderr,
+      own.stderr,
+      "ll_container_network's refusal, word for word (lifecycle's guest.sh says the same)",
+    );
     assert.doesNotMatch(host.log(), /systemctl/, 'dockerd was not restarted');
+  });
+});
+
+describe("guest/lib.sh: ll_container_network, the target's container network checked once for every caller", () => {
+  it("none or unset: --network none for `docker run`; default: no argument (the engine's default network)", () => {
+    for (const [value, expected] of [
+      ['none', 'none|--network none'],
+      [undefined, 'none|--network none'],
+      ['default', 'default|'],
+    ] as const) {
+      const env: Record<string, string> = value === undefined ? {} : { LL_CONTAINER_NETWORK: value };
+      const r = libRun('ll_container_network; printf \'%s|%s\' "$LL_NETWORK" "${LL_NETWORK_ARGS[*]}"', env);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, expected, `LL_CONTAINER_NETWORK=${value ?? '(unset)'}`);
+    }
+  });
+
+  it('any other value stops the script, naming the value, where it comes from and what to do', () => {
+    const r = libRun('ll_container_network; echo went on', { LL_CONTAINER_NETWORK: 'bridge' });
+    assert.equal(r.status, 1, 'refused');
+    assert.equal(r.stdout, '', 'nothing after it ran');
+    assert.match(
+      r.stderr,
+      /^layerlab: LL_CONTAINER_NETWORK=bridge: expected none or default, the target's container network as lab\/catalog\.ts CONTAINER_NETWORK sets it \(.*by hand.*\)\n$/,
+    );
   });
 });
 
@@ -626,5 +657,50 @@ describe('guest/lib.sh: a bind source made fresh', () => {
     } finally {
       rmSync(join(api.bin, 'rm'));
     }
+  });
+});
+
+describe("guest/lib.sh: a scenario's containers listed and removed, through the Engine API where it is used", () => {
+  const LIST = 'll_container_ids layerlab.lab "^ll-t1-"; printf "%s\\n" "${LL_CONTAINER_IDS[@]}" > "$FAKE/ids"';
+
+  it('listed in one curl (label and name, stopped ones too), removed in one curl; no container, no removal', () => {
+    const r = apiRun(
+      `: > "$FAKE/container"; ${LIST}; ll_containers_rm "\${LL_CONTAINER_IDS[@]}" a-name; ll_containers_rm`,
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(r.fake, 'ids'), 'utf8'), `${FAKE_CONTAINER_ID}\n`, 'the id the API listed');
+    assert.equal(r.calls.length, 2, `one curl lists, one removes both: ${r.calls.join(' | ')}`);
+    assert.match(
+      r.calls[0] ?? '',
+      / -G --data all=1 --data-urlencode filters=\{"label":\["layerlab\.lab"\],"name":\["\^ll-t1-"\]\} http:\/\/docker\/containers\/json$/,
+    );
+    assert.match(
+      r.calls[1] ?? '',
+      new RegExp(
+        `-X DELETE http://docker/containers/${FAKE_CONTAINER_ID}\\?force=true&v=true --next .*-o /dev/null -X DELETE http://docker/containers/a-name\\?force=true&v=true$`,
+      ),
+    );
+    assert.ok(!existsSync(join(r.fake, 'container')), 'the container is removed');
+  });
+
+  it('an API that fails to list stops the script, saying what failed', () => {
+    const r = apiRun(`: > "$FAKE/fail-containers"; ${LIST}; echo went on`);
+    assert.notEqual(r.status, 0, 'refused');
+    assert.match(
+      r.stderr,
+      /the Engine API did not list the containers labelled layerlab\.lab and named \^ll-t1-: .*fake failure/,
+    );
+  });
+
+  it('Podman and LL_CONTAINER_START=cli: `ps -aq` with both filters, one `rm -f` for all', () => {
+    const body = 'll_container_ids layerlab.lab "^ll-t1-"; ll_containers_rm a b; ll_containers_rm';
+    assert.deepEqual(engineCalls('podman', body), [
+      'podman ps -aq --filter label=layerlab.lab --filter name=^ll-t1-',
+      'podman rm -f a b',
+    ]);
+    assert.deepEqual(engineCalls('docker', `LL_CONTAINER_START=cli; ${body}`), [
+      'docker ps -aq --filter label=layerlab.lab --filter name=^ll-t1-',
+      'docker rm -f a b',
+    ]);
   });
 });
