@@ -233,7 +233,8 @@ describe('lab definition', () => {
     const fio = lab.scenarios.fio;
     assert.ok(fio, 'fio parameters');
     assert.equal(SCENARIOS.fio.guestEnv(fio).LL_P_JOBS, 'seqwrite:write:seq randread:randread:rand');
-    assert.equal(SCENARIOS.fio.expectedSeconds(fio), 2 * (5 + 1) + 10);
+    assert.equal(SCENARIOS.fio.expectedSeconds(fio), 2 * (5 + 1) + 7);
+    assert.equal(SCENARIOS.fio.expectedSeconds({ ...fio, container: 'kept' }), 2 * (5 + 1) + 4);
     assert.equal(parseLabDefinition(good, 'labs/x.yaml').scenarios.fio?.jobs.length, 4);
     assert.match(
       errorOf(good.replace('fio: { size: 16M }', 'fio: { jobs: [seqread, seqread] }')),
