@@ -965,10 +965,12 @@ ll_container_cleanup() {
   ll_containers_rm "$name"
 }
 
-# ll_containers_rm ID|NAME...: removes these containers, running or not, with
-# their anonymous volumes; one already gone is no failure. Quiet, and never
-# fails: cleanup goes on. One curl for all of them where the Engine API is
-# used (ll_engine_api), else one `docker rm -f`; none at all for no container.
+# ll_containers_rm ID|NAME...: removes these containers, running or not; one
+# already gone is no failure. Quiet, and never fails: cleanup goes on. One
+# curl for all of them where the Engine API is used (ll_engine_api), which
+# removes their anonymous volumes too (v=true), else one `docker rm -f` as
+# before the API path (the CLI's containers ran with --rm, which removes them);
+# none at all for no container.
 ll_containers_rm() {
   [ "$#" -gt 0 ] || return 0
   if ! ll_engine_api; then

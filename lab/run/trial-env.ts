@@ -27,8 +27,8 @@ export function trialEnv(trial: Trial, lab: LabDefinition, imageTags: Record<str
   // started dockerd with the same at prepare).
   env.LL_CONTAINER_NETWORK = CONTAINER_NETWORK[lab.target.kind];
   // How fio and dbench start their container (guest/lib.sh ll_container_run),
-  // and lifecycle lists what it left: the Engine API by default; `cli` is the
-  // docker CLI, for bench/fast-lab.ts to compare.
+  // and how lifecycle lists and the scenarios' cleanup removes containers: the
+  // Engine API by default; `cli` is the docker CLI, for bench/fast-lab.ts to compare.
   if (process.env.LAYERLAB_CONTAINER_START === 'cli') env.LL_CONTAINER_START = 'cli';
   return env;
 }
