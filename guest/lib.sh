@@ -833,21 +833,32 @@ ll_volume_rm() {
   fi
 }
 
-# ll_api_container_start NAME IMAGE CMD...: creates and starts, through the
-# Engine API with networking disabled, a container of IMAGE running CMD as root
-# with the storage of ll_mount_setup at its working directory and the labels
-# of ll_label_args; prints its id. One curl does both: the start (by the
-# container's name) only once the create succeeded (--fail-early).
-# NetworkMode none on every target, aws included (LL_CONTAINER_NETWORK
-# concerns lifecycle's timed `docker run` only): fio and dbench time their own
-# I/O, not the container's start.
+# ll_api_container_start [--ro-bind SOURCE TARGET]... NAME IMAGE CMD...:
+# creates and starts, through the Engine API with networking disabled, a
+# container of IMAGE running CMD as root with the storage of ll_mount_setup at
+# its working directory and the labels of ll_label_args; prints its id. Each
+# --ro-bind adds a read-only bind mount of host folder SOURCE at TARGET after
+# that storage (as `--mount type=bind,...,readonly` does; db-import's template
+# datadir); without one the request is the storage's alone. One curl does
+# both: the start (by the container's name) only once the create succeeded
+# (--fail-early). NetworkMode none on every target, aws included
+# (LL_CONTAINER_NETWORK concerns lifecycle's timed `docker run` only): fio,
+# dbench and db-import time their own work, not the container's start.
 ll_api_container_start() {
+  local extra=() mount
+  while [ "${1:-}" = --ro-bind ]; do
+    [ "$#" -ge 3 ] || ll_die "ll_api_container_start: --ro-bind takes a source and a target"
+    mount="$(ll_json_obj Type bind Source "$2" Target "$3")"
+    extra+=("${mount%\}},\"ReadOnly\":true}")
+    shift 3
+  done
   local name="$1" image="$2" mounts="[]" labels body reply id_re='"Id":"([0-9a-f]{64})"'
   shift 2
   ll_label_json_to labels
   if [ -n "$LL_MOUNT_TYPE" ]; then
-    mounts="[$(ll_json_obj Type "$LL_MOUNT_TYPE" Source "$LL_MOUNT_SOURCE" Target "$LL_MOUNT_TARGET")]"
+    extra=("$(ll_json_obj Type "$LL_MOUNT_TYPE" Source "$LL_MOUNT_SOURCE" Target "$LL_MOUNT_TARGET")" "${extra[@]}")
   fi
+  if [ "${#extra[@]}" -gt 0 ]; then mounts="[$(IFS=,; printf '%s' "${extra[*]}")]"; fi
   body="{\"Image\":$(ll_json_str "$image"),\"Cmd\":$(ll_json_array "$@"),\"User\":\"0\""
   body+=",\"WorkingDir\":$(ll_json_str "$LL_MOUNT_TARGET"),\"Labels\":$labels,\"NetworkDisabled\":true"
   body+=",\"HostConfig\":{\"NetworkMode\":\"none\",\"Mounts\":$mounts}}"
@@ -864,12 +875,15 @@ ll_api_container_start() {
 # two files (its arguments): frames of an 8-byte header (stream: 0 stdin or 1
 # stdout, 2 stderr, 3 the engine's own error; 3 zero bytes; payload length,
 # 4 bytes big-endian) and their payload, byte for byte as `docker logs` splits
-# them. Fails on a stream cut short or a frame it does not know. perl, not the
-# CLI: perl-base is in every Debian and starts in a fraction of the time.
+# them. Fails on a stream cut short or a frame it does not know. The same
+# file twice: both streams into it, in the stream's order (as `docker logs >
+# FILE 2>&1`). perl, not the CLI: perl-base is in every Debian and starts in a
+# fraction of the time.
 # shellcheck disable=SC2016 # perl's variables, not the shell's
 LL_LOG_SPLIT='binmode STDIN;
 open(my $out, ">:raw", $ARGV[0]) or die "cannot write $ARGV[0]: $!\n";
-open(my $err, ">:raw", $ARGV[1]) or die "cannot write $ARGV[1]: $!\n";
+my $err;
+if ($ARGV[1] eq $ARGV[0]) { $err = $out } else { open($err, ">:raw", $ARGV[1]) or die "cannot write $ARGV[1]: $!\n" }
 my ($head, $chunk);
 for (;;) {
   my $got = read(STDIN, $head, 8) // die "cannot read the log stream: $!\n";
@@ -887,11 +901,12 @@ for (;;) {
   $stream == 3 and die "the engine: $engine\n";
 }
 close $out or die "cannot write $ARGV[0]: $!\n";
-close $err or die "cannot write $ARGV[1]: $!\n";'
+$err == $out or close $err or die "cannot write $ARGV[1]: $!\n";'
 
 # ll_container_output NAME ID OUT ERR: the stdout of exited container NAME (id
-# ID) in OUT and its stderr in ERR, from the Engine API's log stream
-# (LL_LOG_SPLIT), or from `docker logs` on a host without perl.
+# ID) in OUT and its stderr in ERR (both in OUT when ERR is OUT), from the
+# Engine API's log stream (LL_LOG_SPLIT), or from `docker logs` on a host
+# without perl.
 ll_container_output() {
   local name="$1" id="$2" out="$3" err="$4"
   if command -v perl > /dev/null; then
@@ -899,6 +914,8 @@ ll_container_output() {
     curl --silent --show-error --fail --unix-socket "$LL_DOCKER_SOCKET" "http://docker/containers/$id/logs?stdout=1&stderr=1" |
       perl -e "$LL_LOG_SPLIT" -- "$out" "$err" ||
       ll_die "cannot read the output of container $name from the Engine API (the errors above say why)"
+  elif [ "$out" = "$err" ]; then
+    command docker logs "$id" > "$out" 2>&1
   else
     command docker logs "$id" > "$out" 2> "$err"
   fi

@@ -35,10 +35,15 @@ export const FAKE_CONTAINER_ID = 'ab'.repeat(32);
  * each request in it (requests are separated by --next) is answered as the Engine
  * would, from files there:
  * - `container`: the arguments of the request that created "the" container, while it exists;
+ * - `creates`: how many containers were created so far;
  * - `volume-<name>`: the creation body of volume <name>, while it exists;
  * - `exit-status`: the StatusCode that /wait answers (default 0);
+ * - `state`: the container's State.Status that /json answers (default running;
+ *   State.Running is true for running only); /stop answers 204 while it exists;
  * - `logs.1`, `logs.2`…: the container's log stream, its parts written one at a
  *   time with a pause between (a frame may be cut anywhere between parts);
+ * - `c<N>/`: where it exists, `exit-status`, `state` and `logs.*` of the Nth
+ *   container created (from 1) are taken from there instead;
  * - `fail-<word>`: a request whose path holds <word> answers 500.
  * HTTP errors fail the request only under --fail or --fail-with-body (exit 22),
  * --fail-early stops at the first, and curl's status is its last request's, as curl's.
@@ -61,6 +66,10 @@ request() {
     shift
   done
   path="\${url#http://docker}"
+  # The files of the container created last: its own folder c<N> where there is one.
+  local dir="$FAKE" created
+  created="$(cat "$FAKE/creates" 2> /dev/null || echo 0)"
+  if [ -d "$FAKE/c$created" ]; then dir="$FAKE/c$created"; fi
   for flag in "$FAKE"/fail-*; do
     if [ -e "$flag" ] && [[ $path == *"\${flag##*/fail-}"* ]]; then code=500 body='{"message":"fake failure"}'; fi
   done
@@ -77,13 +86,23 @@ request() {
         if [ -f "$FAKE/container" ]; then body='[{"Id":"${FAKE_CONTAINER_ID}","Names":["/x"]}]'; else body='[]'; fi ;;
       'POST /containers/create'*)
         if [ -f "$FAKE/container" ]; then code=409 body='{"message":"name in use"}'
-        else printf '%s\\n' "$asked" > "$FAKE/container"; code=201 body='{"Id":"${FAKE_CONTAINER_ID}","Warnings":[]}'; fi ;;
-      'POST /containers/'*/start)
+        else
+          printf '%s\\n' "$asked" > "$FAKE/container"; echo $((created + 1)) > "$FAKE/creates"
+          code=201 body='{"Id":"${FAKE_CONTAINER_ID}","Warnings":[]}'
+        fi ;;
+      'GET /containers/'*/json)
+        if [ -f "$FAKE/container" ]; then
+          local status running=false
+          status="$(cat "$dir/state" 2> /dev/null || echo running)"
+          [ "$status" != running ] || running=true
+          body="{\\"Id\\":\\"${FAKE_CONTAINER_ID}\\",\\"State\\":{\\"Status\\":\\"$status\\",\\"Running\\":$running}}"
+        else code=404 body='{"message":"no such container"}'; fi ;;
+      'POST /containers/'*/start | 'POST /containers/'*/stop*)
         if [ -f "$FAKE/container" ]; then code=204; else code=404 body='{"message":"no such container"}'; fi ;;
       'POST /containers/'*/wait)
-        body="{\\"Error\\":null,\\"StatusCode\\":$(cat "$FAKE/exit-status" 2> /dev/null || echo 0)}" ;;
+        body="{\\"Error\\":null,\\"StatusCode\\":$(cat "$dir/exit-status" 2> /dev/null || echo 0)}" ;;
       'GET /containers/'*/logs*)
-        for part in "$FAKE"/logs.*; do
+        for part in "$dir"/logs.*; do
           [ -e "$part" ] || continue
           if [ -n "$output" ]; then cat "$part" >> "$output"; else cat "$part"; fi
           sleep 0.2

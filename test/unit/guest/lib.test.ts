@@ -596,6 +596,43 @@ describe("guest/lib.sh: ll_container_run's output from the Engine API, without t
   });
 });
 
+describe('guest/lib.sh: ll_api_container_start with read-only binds besides the storage', () => {
+  /** The create request's body in the calls of a run. */
+  const created = (calls: string[]) => {
+    const body = calls.join('\n').match(/--data-binary (\{.*\}) http:\/\/docker\/containers\/create/)?.[1];
+    assert.ok(body, `a create request: ${calls.join(' | ')}`);
+    return JSON.parse(body);
+  };
+
+  it('--ro-bind SOURCE TARGET: a read-only bind after the storage; none asked, the storage alone', () => {
+    const r = apiRun(
+      'll_mount_setup volume t1 /var/lib/mysql; ll_api_container_start --ro-bind "/t p/datadir" /ll-template ll-t1 img sh -c x',
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const body = created(r.calls);
+    assert.deepEqual(body.HostConfig.Mounts, [
+      { Type: 'volume', Source: 'll-t1', Target: '/var/lib/mysql' },
+      { Type: 'bind', Source: '/t p/datadir', Target: '/ll-template', ReadOnly: true },
+    ]);
+    assert.equal(body.HostConfig.NetworkMode, 'none', 'no network');
+    assert.deepEqual(body.Cmd, ['sh', '-c', 'x'], 'the command after the options');
+    const layer = apiRun('ll_mount_setup layer t1 /d; ll_api_container_start --ro-bind /a /b ll-t1 img true');
+    assert.deepEqual(created(layer.calls).HostConfig.Mounts, [
+      { Type: 'bind', Source: '/a', Target: '/b', ReadOnly: true },
+    ]);
+    const plain = apiRun('ll_mount_setup bind t1 /d; LL_BIND_ROOT=/x; ll_api_container_start ll-t1 img true', [], {});
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.equal(created(plain.calls).HostConfig.Mounts.length, 1, 'the storage alone');
+  });
+
+  it("ll_container_output with one file for both: the streams in it, in the stream's order", () => {
+    const stream = Buffer.concat([frame(2, 'a\n'), frame(1, 'b\n'), frame(2, 'c\n')]);
+    const r = apiRun('ll_container_output ll-t1 id "$FAKE/both" "$FAKE/both"', [stream]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(join(r.fake, 'both'), 'utf8'), 'a\nb\nc\n', 'as docker logs > FILE 2>&1');
+  });
+});
+
 describe('guest/lib.sh: volumes through the Engine API where containers start through it', () => {
   it("made fresh (one curl), labelled as ll_label_args labels the CLI's, removed; Podman and LL_CONTAINER_START=cli keep the CLI", () => {
     const r = apiRun(
