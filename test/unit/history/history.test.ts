@@ -5,9 +5,11 @@
  * family-controlled rank test as the report.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import fs, { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../../lab/cli.ts';
 import { compareCommand } from '../../../lab/commands/compare-runs.ts';
@@ -271,3 +273,201 @@ async function userVersion(path: string): Promise<unknown> {
     db.close();
   }
 }
+
+/** The history at `path` after recording these nights, closed again. */
+async function recorded(path: string, ns: number[]): Promise<void> {
+  const h = await History.open(path);
+  try {
+    for (const n of ns) h.record(night({ n }));
+  } finally {
+    h.close();
+  }
+}
+
+async function runIds(path: string): Promise<string[]> {
+  const h = await History.open(path);
+  try {
+    return h.runs().map((r) => r.run_id);
+  } finally {
+    h.close();
+  }
+}
+
+/** Runs `fn` with what it writes to stderr captured. */
+async function stderrOf(fn: () => Promise<void>): Promise<string> {
+  const write = process.stderr.write;
+  let text = '';
+  process.stderr.write = (s: string | Uint8Array) => {
+    text += String(s);
+    return true;
+  };
+  try {
+    await fn();
+  } finally {
+    process.stderr.write = write;
+  }
+  return text;
+}
+
+describe('history.sqlite on disk (sql.js: read whole, written back whole)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'layerlab-history-file-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  let count = 0;
+  /** A fresh folder for one case: its history.sqlite path. */
+  const fresh = () => {
+    const sub = join(dir, String(++count));
+    mkdirSync(sub);
+    return join(sub, 'history.sqlite');
+  };
+
+  it('a file an older layerlab left in WAL mode opens, keeps its rows and is written back in rollback mode', async () => {
+    const path = fresh();
+    await recorded(path, [1, 2]);
+    const bytes = readFileSync(path);
+    // Bytes 18 and 19 of the header: the write and read versions, 2 in WAL mode (better-sqlite3's journal_mode = WAL).
+    bytes[18] = 2;
+    bytes[19] = 2;
+    writeFileSync(path, bytes);
+    const h = await History.open(path);
+    try {
+      assert.deepEqual(
+        h.runs().map((r) => [r.run_id, r.samples]),
+        [
+          [runId(1), 120],
+          [runId(2), 120],
+        ],
+      );
+      assert.equal(h.samples(runId(2)).length, 120);
+      assert.deepEqual([...readFileSync(path).subarray(18, 20)], [2, 2], 'reading writes nothing');
+      h.record(night({ n: 3 }));
+    } finally {
+      h.close();
+    }
+    assert.deepEqual([...readFileSync(path).subarray(18, 20)], [1, 1], 'the first write leaves a rollback-mode file');
+    assert.deepEqual(await runIds(path), [runId(1), runId(2), runId(3)]);
+  });
+
+  it('refuses a history with a -wal file beside it (an older layerlab stopped mid-write), saying what to do', async () => {
+    const path = fresh();
+    await recorded(path, [1]);
+    const before = readFileSync(path);
+    const wal = `${path}-wal`;
+    writeFileSync(wal, 'frames an older layerlab did not fold in');
+    const refused = (err: unknown) =>
+      err instanceof UserError &&
+      err.message.includes(`${wal} exists`) &&
+      err.message.includes(`sqlite3 ${path} 'PRAGMA wal_checkpoint(TRUNCATE)'`);
+    await assert.rejects(() => History.open(path), refused);
+    // Appearing after the history was opened: the next write refuses too.
+    rmSync(wal);
+    const h = await History.open(path);
+    try {
+      writeFileSync(wal, 'frames');
+      assert.throws(() => h.record(night({ n: 2 })), refused);
+    } finally {
+      h.close();
+    }
+    assert.deepEqual(readFileSync(path), before, 'the history is left as it was');
+    assert.ok(existsSync(wal), 'and so is the -wal file');
+  });
+
+  it('two History objects on one file, writing in turn, keep both writers’ runs; reads see the other’s', async () => {
+    const path = fresh();
+    const [a, b] = [await History.open(path), await History.open(path)];
+    try {
+      a.record(night({ n: 1 }));
+      b.record(night({ n: 2 }));
+      a.record(night({ n: 3 }));
+      b.judged(runId(1), true, ['fio/xfs/volume/seqwrite/write/bw']);
+      a.accept(runId(2), '2026-12-04T00:00:00Z');
+      assert.deepEqual(
+        b.runs().map((r) => [r.run_id, r.regressed, r.accepted_at]),
+        [
+          [runId(1), 1, null],
+          [runId(2), null, '2026-12-04T00:00:00Z'],
+          [runId(3), null, null],
+        ],
+      );
+    } finally {
+      a.close();
+      b.close();
+    }
+    assert.deepEqual(await runIds(path), [runId(1), runId(2), runId(3)]);
+  });
+
+  it('two processes recording at once keep every run (one writer at a time, each re-reading the file)', async () => {
+    const path = fresh();
+    await recorded(path, []);
+    const script = `
+      import { History } from ${JSON.stringify(join(import.meta.dirname, '../../../lab/history/history.ts'))};
+      import { night } from ${JSON.stringify(join(import.meta.dirname, 'nights.ts'))};
+      const first = Number(process.argv.at(-1));
+      for (let n = first; n < first + 4; n++) {
+        const h = await History.open(${JSON.stringify(path)});
+        try { h.record(night({ n })); } finally { h.close(); }
+      }`;
+    const child = (first: number) =>
+      new Promise<number | null>((done) => {
+        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, String(first)], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        p.on('close', done);
+      });
+    assert.deepEqual(await Promise.all([child(1), child(11)]), [0, 0]);
+    assert.deepEqual(await runIds(path), [1, 2, 3, 4, 11, 12, 13, 14].map(runId));
+    assert.ok(!existsSync(`${path}.lock`), 'the lock is gone');
+  });
+
+  it('takes over a lock left by a process that is gone, and says so', async () => {
+    const path = fresh();
+    await recorded(path, [1]);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const holder = { pid: gone, startTicks: '1', since: '2026-12-01T00:00:00Z', command: 'layerlab report' };
+    writeFileSync(`${path}.lock`, `${JSON.stringify(holder)}\n`);
+    const said = await stderrOf(() => recorded(path, [2]));
+    assert.match(
+      said,
+      new RegExp(`history\\.sqlite\\.lock was left by pid ${gone} \\(layerlab report\\), which is gone`),
+    );
+    assert.deepEqual(await runIds(path), [runId(1), runId(2)]);
+    assert.ok(!existsSync(`${path}.lock`), 'released after the write');
+  });
+
+  it('a write that fails midway leaves the previous file, and the History, as they were', async () => {
+    const path = fresh();
+    await recorded(path, [1]);
+    const before = readFileSync(path);
+    const h = await History.open(path);
+    const real = fs.writeSync;
+    try {
+      // The disk fills up halfway through writing the new file.
+      fs.writeSync = ((fd: number, buffer: Uint8Array, offset: number, length: number) => {
+        if (length < 4096) return real(fd, buffer, offset, length); // the lock file, not the database
+        real(fd, buffer, offset, Math.floor(length / 2));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }) as unknown as typeof fs.writeSync;
+      syncBuiltinESMExports();
+      assert.throws(() => h.record(night({ n: 2 })), /ENOSPC/);
+    } finally {
+      fs.writeSync = real;
+      syncBuiltinESMExports();
+    }
+    try {
+      assert.deepEqual(readFileSync(path), before, 'the file is byte for byte the previous one');
+      assert.deepEqual(readdirSync(dirname(path)), ['history.sqlite'], 'no temporary file, no lock left');
+      assert.deepEqual(
+        h.runs().map((r) => r.run_id),
+        [runId(1)],
+      );
+      // A change that fails halfway through its rows (a value SQLite cannot store) writes nothing either.
+      const bad = night({ n: 3 });
+      (bad.samples[30] as { value: unknown }).value = { not: 'a number' };
+      assert.throws(() => h.record(bad), /bind/);
+      assert.deepEqual(readFileSync(path), before, 'still the previous file');
+      h.record(night({ n: 4 }));
+    } finally {
+      h.close();
+    }
+    assert.deepEqual(await runIds(path), [runId(1), runId(4)]);
+  });
+});
