@@ -97,9 +97,11 @@ export function fileStamp(path: string): string | undefined {
 export function writeAtomically(path: string, bytes: Uint8Array): void {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  let made = false;
   let done = false;
   try {
     const fd = openSync(temp, 'wx', 0o644);
+    made = true;
     try {
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
       fsyncSync(fd);
@@ -109,7 +111,8 @@ export function writeAtomically(path: string, bytes: Uint8Array): void {
     renameSync(temp, path);
     done = true;
   } finally {
-    if (!done) unlinkSync(temp);
+    // Only what this call made: when the open itself failed, its error is the one to tell.
+    if (made && !done) unlinkSync(temp);
   }
   // The rename itself survives a power cut once the folder is synced.
   const dirFd = openSync(dir, 'r');
