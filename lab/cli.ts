@@ -158,8 +158,8 @@ function registerHistory(program: Command): void {
     .command('accept')
     .description('make a run the baseline of later nights (a deliberate change, not a regression)')
     .argument('<run>', 'run id')
-    .action((run: string) => {
-      historyAcceptCommand(run);
+    .action(async (run: string) => {
+      await historyAcceptCommand(run);
     });
   history
     .command('plot')
@@ -178,8 +178,8 @@ function registerHistory(program: Command): void {
         'A cell is named scenario/host/mount/series/metric (fio/xfs/volume/randread/read/bw).',
       ].join('\n'),
     )
-    .action((opts: HistoryPlotOptions) => {
-      historyPlotCommand(opts);
+    .action(async (opts: HistoryPlotOptions) => {
+      await historyPlotCommand(opts);
     });
 }
 
@@ -200,8 +200,8 @@ function registerCompare(program: Command): void {
     .option('--threshold <percent>', 'count a worsening as a regression only beyond this, e.g. 5% (default 0%)')
     .option('--json', 'print the comparison as JSON instead of Markdown')
     .option('--benchmark-dir <dir>', "write the new run's headline metrics for github-action-benchmark there")
-    .action((refs: string[], opts: CompareOptions) => {
-      const outcome = compareCommand(refs, opts);
+    .action(async (refs: string[], opts: CompareOptions) => {
+      const outcome = await compareCommand(refs, opts);
       process.stdout.write(outcome.output);
       process.exitCode = outcome.exitCode;
     });

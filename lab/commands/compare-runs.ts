@@ -140,7 +140,7 @@ function noBaseline(history: History, run: HistoryRun, threshold: number, opts: 
  * (--baseline). Returns the output (Markdown, or JSON with --json) and the
  * exit code; bad input throws a UserError (exit 2) before anything is read.
  */
-export function compareCommand(refs: readonly string[], opts: CompareOptions): CompareOutcome {
+export async function compareCommand(refs: readonly string[], opts: CompareOptions): Promise<CompareOutcome> {
   const threshold = parseThreshold(opts.threshold);
   if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
   if (opts.baseline === undefined) {
@@ -151,7 +151,7 @@ export function compareCommand(refs: readonly string[], opts: CompareOptions): C
   const path = join(resultsRoot(), 'history.sqlite');
   if (!existsSync(path))
     throw new UserError(`--baseline: no history at ${path} (runs are recorded there when reported)`);
-  const history = new History(path);
+  const history = await History.open(path);
   try {
     const now = historyRun(history, refs, opts.lab);
     const baseline = resolveBaseline(history, now, ref);

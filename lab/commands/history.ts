@@ -16,9 +16,9 @@ function verdict(r: HistoryRun): string {
 }
 
 /** `layerlab history`: the runs recorded in results/history.sqlite, one line each. */
-export function historyCommand(opts: { lab?: string }): void {
+export async function historyCommand(opts: { lab?: string }): Promise<void> {
   if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
-  const history = History.forResults(resultsRoot());
+  const history = await History.forResults(resultsRoot());
   try {
     const runs = history.runs(opts.lab);
     process.stdout.write('run | lab | git | trials done/failed | samples | wall | ended by | nightly verdict\n');
@@ -48,11 +48,11 @@ export function historyCommand(opts: { lab?: string }): void {
  * or profile setting) becomes the baseline. Later nights' rolling baselines
  * start at this run, so what it changed is no longer flagged.
  */
-export function historyAcceptCommand(ref: string, now: Date = new Date()): string {
+export async function historyAcceptCommand(ref: string, now: Date = new Date()): Promise<string> {
   checkRunRef('history accept <run>', ref);
   const path = join(resultsRoot(), 'history.sqlite');
   if (!existsSync(path)) throw new UserError(`history accept: no history at ${path}`);
-  const history = new History(path);
+  const history = await History.open(path);
   try {
     const id = basename(ref);
     const run = history.run(id);
@@ -85,7 +85,7 @@ const LAST_RE = /^[1-9][0-9]{0,3}$/;
  * (exit 2) before the history is opened; so is a history with nothing to draw.
  * Returns the paths written.
  */
-export function historyPlotCommand(opts: HistoryPlotOptions): string[] {
+export async function historyPlotCommand(opts: HistoryPlotOptions): Promise<string[]> {
   if (opts.lab !== undefined) checkCliName('--lab', opts.lab);
   for (const c of opts.cell ?? [])
     if (!c.trim()) throw new UserError('--cell: expected part of a cell name, like xfs/volume or randread; got ""');
@@ -98,7 +98,7 @@ export function historyPlotCommand(opts: HistoryPlotOptions): string[] {
       `history plot: no history at ${path}: nothing to plot (runs are recorded there when reported; set LAYERLAB_RESULTS to the folder that holds it)`,
     );
   }
-  const history = new History(path);
+  const history = await History.open(path);
   let model: ReturnType<typeof buildTrends>;
   try {
     model = buildTrends(history, {

@@ -1,35 +1,98 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type { BindParams, Database, SqlJsStatic } from 'sql.js';
 import { type LoadedRun, recordedLab } from '../record/load.js';
 import { type Sample, scenarioLabels } from '../record/samples.js';
 import { comparisonKey } from './comparison-key.js';
 import { migrate } from './schema.js';
+import { fileStamp, inTransaction, readDatabase, sqlite, withWriteLock, writeAtomically } from './sqlite-file.js';
 
 /**
  * Run history: every reported run's samples in one SQLite database under
  * results/, with what identifies its setup (lab, target, host → profile), so
  * a night is compared with earlier nights without their run folders (which
  * a CI runner does not keep). Written at report time; re-reporting a run
- * replaces its rows (one transaction). Schema versions: schema.ts.
+ * replaces its rows (one transaction). Schema versions: schema.ts. The file
+ * is held in memory and written back whole after each change (sqlite-file.ts:
+ * atomic, one writer at a time, each writer keeping the others' rows);
+ * reads see what the file holds when they are made.
  */
 export class History {
-  private readonly db: Database.Database;
+  private db: Database;
+  /** fileStamp of the file `db` was read from. */
+  private stamp: string | undefined;
 
-  constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
+  private constructor(
+    readonly path: string,
+    private readonly sql: SqlJsStatic,
+  ) {
+    const { db, stamp, changed } = this.read();
+    this.db = db;
+    this.stamp = stamp;
+    // A new history is created, an older one migrated, when opened (as before): written back now.
     try {
-      migrate(this.db, path);
+      if (changed) this.change(() => {});
     } catch (err) {
       this.db.close();
       throw err;
     }
   }
 
-  static forResults(resultsRoot: string): History {
-    return new History(join(resultsRoot, 'history.sqlite'));
+  /** Opens (creating or migrating it) the history at `path`; refuses one a newer layerlab wrote. */
+  static async open(path: string): Promise<History> {
+    mkdirSync(dirname(path), { recursive: true });
+    return new History(path, await sqlite());
+  }
+
+  static forResults(resultsRoot: string): Promise<History> {
+    return History.open(join(resultsRoot, 'history.sqlite'));
+  }
+
+  /** The file's database, brought to the current version in memory, and the stamp of what was read. */
+  private read(): { db: Database; stamp: string | undefined; changed: boolean } {
+    // Stamped first: a file replaced while it is read is read again by the next current().
+    const stamp = fileStamp(this.path);
+    const db = readDatabase(this.sql, this.path);
+    try {
+      return { db, stamp, changed: migrate(db, this.path) };
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  /** The database as the file holds it now: re-read when another History or process has written it. */
+  private current(): Database {
+    const now = fileStamp(this.path);
+    if (now !== undefined && now !== this.stamp) {
+      const { db, stamp } = this.read();
+      this.db.close();
+      this.db = db;
+      this.stamp = stamp;
+    }
+    return this.db;
+  }
+
+  /**
+   * Applies `apply` to the file: under the writer lock, re-read (so rows
+   * another writer added meanwhile are kept), changed in one transaction,
+   * written back atomically. If anything fails, the file and this object
+   * are as they were.
+   */
+  private change(apply: (db: Database) => void): void {
+    withWriteLock(this.path, () => {
+      const { db } = this.read();
+      try {
+        inTransaction(db, () => apply(db));
+        writeAtomically(this.path, db.export());
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+      this.db.close();
+      this.db = db;
+      this.stamp = fileStamp(this.path);
+    });
   }
 
   record(run: LoadedRun): void {
@@ -40,68 +103,72 @@ export class History {
       lab: { scenarios?: unknown };
     };
     const hosts = Object.fromEntries(recordedLab(run).hosts.map((h) => [h.name, h.profile] as const));
-    const insertRun = this.db.prepare(
-      `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios, env_key, regressed, accepted_at, regressed_cells)
-       VALUES (@run_id, @lab, @started_at, @git_revision, @target, @trials, @done, @failed, @wall_seconds, @stopped_by, @hosts, @scenarios, @env_key, @regressed, @accepted_at, @regressed_cells)`,
-    );
-    const insertSample = this.db.prepare(
-      `INSERT INTO samples (run_id, host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // Re-reporting a run keeps what was said about it (its verdict, its acceptance).
-    const kept = this.db
-      .prepare('SELECT regressed, accepted_at, regressed_cells FROM runs WHERE run_id = ?')
-      .get(m.runId) as
-      | { regressed: number | null; accepted_at: string | null; regressed_cells: string | null }
-      | undefined;
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM samples WHERE run_id = ?').run(m.runId);
-      this.db.prepare('DELETE FROM runs WHERE run_id = ?').run(m.runId);
-      insertRun.run({
-        run_id: m.runId,
-        lab: m.lab.name,
-        started_at: m.startedAt ?? null,
-        git_revision: m.gitRevision ?? null,
-        target: m.inventory?.target ?? null,
-        trials: run.summary?.trials ?? null,
-        done: run.summary?.done ?? null,
-        failed: run.summary?.failed ?? null,
-        wall_seconds: run.summary?.wallSeconds ?? null,
-        stopped_by: run.summary?.stoppedBy ?? null,
-        hosts: hostSetKey(JSON.stringify(hosts)),
-        scenarios: m.lab.scenarios === undefined ? null : JSON.stringify(m.lab.scenarios),
-        env_key: JSON.stringify(comparisonKey(run)),
-        regressed: kept?.regressed ?? null,
-        accepted_at: kept?.accepted_at ?? null,
-        regressed_cells: kept?.regressed_cells ?? null,
-      });
-      for (const s of run.samples) {
-        const labels = Object.fromEntries(scenarioLabels(s));
-        insertSample.run(
+    this.change((db) => {
+      // Re-reporting a run keeps what was said about it (its verdict, its acceptance).
+      const [kept] = rows<{ regressed: number | null; accepted_at: string | null; regressed_cells: string | null }>(
+        db,
+        'SELECT regressed, accepted_at, regressed_cells FROM runs WHERE run_id = ?',
+        [m.runId],
+      );
+      db.run('DELETE FROM samples WHERE run_id = ?', [m.runId]);
+      db.run('DELETE FROM runs WHERE run_id = ?', [m.runId]);
+      db.run(
+        `INSERT INTO runs (run_id, lab, started_at, git_revision, target, trials, done, failed, wall_seconds, stopped_by, hosts, scenarios, env_key, regressed, accepted_at, regressed_cells)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
           m.runId,
-          s.host,
-          s.profile,
-          s.scenario,
-          s.mount,
-          s.rep,
-          s.trial,
-          s.metric,
-          s.value,
-          s.unit,
-          s.timestamp,
-          JSON.stringify(labels),
-        );
+          m.lab.name,
+          m.startedAt ?? null,
+          m.gitRevision ?? null,
+          m.inventory?.target ?? null,
+          run.summary?.trials ?? null,
+          run.summary?.done ?? null,
+          run.summary?.failed ?? null,
+          run.summary?.wallSeconds ?? null,
+          run.summary?.stoppedBy ?? null,
+          hostSetKey(JSON.stringify(hosts)),
+          m.lab.scenarios === undefined ? null : JSON.stringify(m.lab.scenarios),
+          JSON.stringify(comparisonKey(run)),
+          kept?.regressed ?? null,
+          kept?.accepted_at ?? null,
+          kept?.regressed_cells ?? null,
+        ],
+      );
+      const insertSample = db.prepare(
+        `INSERT INTO samples (run_id, host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      try {
+        for (const s of run.samples) {
+          const labels = Object.fromEntries(scenarioLabels(s));
+          insertSample.run([
+            m.runId,
+            s.host,
+            s.profile,
+            s.scenario,
+            s.mount,
+            s.rep,
+            s.trial,
+            s.metric,
+            s.value,
+            s.unit,
+            s.timestamp,
+            JSON.stringify(labels),
+          ]);
+        }
+      } finally {
+        insertSample.free();
       }
-    })();
+    });
   }
 
   runs(lab?: string): HistoryRun[] {
-    return this.db
-      .prepare(
-        `SELECT r.*, (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id) AS samples
-         FROM runs r ${lab ? 'WHERE r.lab = ?' : ''} ORDER BY r.run_id`,
-      )
-      .all(...(lab ? [lab] : [])) as HistoryRun[];
+    return rows<HistoryRun>(
+      this.current(),
+      `SELECT r.*, (SELECT COUNT(*) FROM samples s WHERE s.run_id = r.run_id) AS samples
+       FROM runs r ${lab ? 'WHERE r.lab = ?' : ''} ORDER BY r.run_id`,
+      lab ? [lab] : [],
+    );
   }
 
   run(runId: string): HistoryRun | undefined {
@@ -133,24 +200,27 @@ export class History {
    * the trend page.
    */
   judged(runId: string, regressed: boolean, cells: readonly string[] = []): void {
-    this.db
-      .prepare('UPDATE runs SET regressed = ?, regressed_cells = ? WHERE run_id = ?')
-      .run(regressed ? 1 : 0, JSON.stringify([...cells].sort()), runId);
+    this.change((db) =>
+      db.run('UPDATE runs SET regressed = ?, regressed_cells = ? WHERE run_id = ?', [
+        regressed ? 1 : 0,
+        JSON.stringify([...cells].sort()),
+        runId,
+      ]),
+    );
   }
 
   /** Marks a run as the deliberate new baseline (`layerlab history accept`). */
   accept(runId: string, at: string): void {
-    this.db.prepare('UPDATE runs SET accepted_at = ? WHERE run_id = ?').run(at, runId);
+    this.change((db) => db.run('UPDATE runs SET accepted_at = ? WHERE run_id = ?', [at, runId]));
   }
 
   /** A run's samples as samples.ndjson had them (scenario labels in their order). */
   samples(runId: string): Sample[] {
-    const rows = this.db
-      .prepare(
-        'SELECT host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels FROM samples WHERE run_id = ? ORDER BY rowid',
-      )
-      .all(runId) as SampleRow[];
-    return rows.map(
+    return rows<SampleRow>(
+      this.current(),
+      'SELECT host, profile, scenario, mount, rep, trial, metric, value, unit, timestamp, labels FROM samples WHERE run_id = ? ORDER BY rowid',
+      [runId],
+    ).map(
       ({ labels, ...core }): Sample => ({
         run: runId,
         ...core,
@@ -161,6 +231,18 @@ export class History {
 
   close(): void {
     this.db.close();
+  }
+}
+
+/** The rows of a query, each as an object of its columns. */
+function rows<T>(db: Database, sql: string, params: BindParams = []): T[] {
+  const statement = db.prepare(sql, params);
+  try {
+    const out: T[] = [];
+    while (statement.step()) out.push(statement.getAsObject() as T);
+    return out;
+  } finally {
+    statement.free();
   }
 }
 

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Database } from 'sql.js';
 import { UserError } from '../errors.js';
 
 /**
@@ -73,29 +73,37 @@ const MIGRATE_3_TO_4 = `
   ALTER TABLE runs ADD COLUMN regressed_cells TEXT;
 `;
 
-function hasTable(db: Database.Database, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+function hasTable(db: Database, name: string): boolean {
+  return db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]).length > 0;
 }
 
 /**
- * Brings the database at `path` to HISTORY_VERSION: creates it, migrates an
- * older file in one transaction, or refuses a newer one (exit 2, naming both
- * versions) rather than writing rows an older reader would misread.
+ * Brings the database (`path` names it in messages) to HISTORY_VERSION:
+ * creates its tables, migrates an older one in one transaction, or refuses
+ * a newer one (exit 2, naming both versions) rather than writing rows an
+ * older reader would misread. True when it changed the database (the
+ * caller writes it back).
  */
-export function migrate(db: Database.Database, path: string): void {
-  const stored = Number(db.pragma('user_version', { simple: true }));
+export function migrate(db: Database, path: string): boolean {
+  const stored = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
   const version = stored === 0 && hasTable(db, 'runs') ? 1 : stored;
   if (version > HISTORY_VERSION) {
     throw new UserError(
       `${path} is history version ${version}, written by a newer layerlab; this one reads up to version ${HISTORY_VERSION}. Run the newer layerlab, or move the file aside to start a new history.`,
     );
   }
-  if (version === HISTORY_VERSION) return;
-  db.transaction(() => {
+  if (version === HISTORY_VERSION) return false;
+  db.exec('BEGIN');
+  try {
     if (version === 0) db.exec(CREATE_V4);
     if (version === 1) db.exec(MIGRATE_1_TO_2);
     if (version >= 1 && version <= 2) db.exec(MIGRATE_2_TO_3);
     if (version >= 1 && version <= 3) db.exec(MIGRATE_3_TO_4);
-    db.pragma(`user_version = ${HISTORY_VERSION}`);
-  })();
+    db.exec(`PRAGMA user_version = ${HISTORY_VERSION}`);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+  return true;
 }

@@ -3,8 +3,8 @@ import { History } from '../history/history.js';
 import type { LoadedRun } from '../record/load.js';
 
 /** Replaces the run's rows in results/history.sqlite (beside the run folder) with what it holds now. */
-export function recordHistory(run: LoadedRun): void {
-  const history = History.forResults(dirname(run.dir));
+export async function recordHistory(run: LoadedRun): Promise<void> {
+  const history = await History.forResults(dirname(run.dir));
   try {
     history.record(run);
   } finally {

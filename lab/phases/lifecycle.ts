@@ -21,7 +21,7 @@ export async function collectAnalyzeReport(runDir: string, exporters?: readonly 
   const { reparseFailures } = await collect(runDir);
   const analyzed = analyze(runDir, reparseFailures);
   const path = await report(analyzed, exporters);
-  recordHistory(analyzed.run);
+  await recordHistory(analyzed.run);
   return path;
 }
 

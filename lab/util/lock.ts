@@ -58,6 +58,12 @@ export function lockHolder(path: string): LockHolder | undefined {
   return holder && isProcessAlive(holder) ? holder : undefined;
 }
 
+/** The holder a lock at `path` names when that process is gone (the lock is stale), if any. */
+export function staleHolder(path: string): LockHolder | undefined {
+  const holder = readHolder(path);
+  return holder && !isProcessAlive(holder) ? holder : undefined;
+}
+
 /** Throws LockHeldError when another live process holds `path`; creates nothing. */
 export function assertNotHeld(path: string, what: string): void {
   const holder = lockHolder(path);

@@ -47,7 +47,7 @@ describe('layerlab history plot', () => {
   });
 
   it('three nights: exit 0, the page, CSV and JSON under results/trends, their paths printed', async () => {
-    threeNights(folder);
+    await threeNights(folder);
     const r = await layerlab('history', 'plot');
     assert.equal(r.code, 0, r.stderr);
     const files = ['trends.html', 'trends.csv', 'trends.json'].map((f) => join(folder.path, 'trends', f));

@@ -95,7 +95,9 @@ const PULUMI_COMMANDS = new Set(['up', 'update', 'refresh', 'destroy', 'preview'
 /**
  * Node lines with security support (nodejs.org release schedule): 22 until
  * 2027-04-30, 24 until 2028-04-30. Node 20 reached its end of life on
- * 2026-04-30. better-sqlite3 12 (package-lock) supports 20.x–26.x.
+ * 2026-04-30. No dependency needs a binary built for a Node line: the
+ * history's SQLite is sql.js (WebAssembly), which runs on each, and ssh2's
+ * native parts are optional.
  */
 const SUPPORTED_NODE = new Set(['22', '24']);
 

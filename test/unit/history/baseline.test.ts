@@ -28,16 +28,18 @@ describe('nightly baselines', () => {
   after(() => results.restore());
 
   /** Records each night, then judges it against the history as the nightly script does. */
-  function nights(list: Night[], baseline = 'last'): Judged[] {
-    return list.map((n) => {
-      results.record(n);
-      const out = compareCommand([runId(n.n)], { baseline, threshold: '5%', json: true });
-      return { exitCode: out.exitCode, ...(JSON.parse(out.output) as Omit<Judged, 'exitCode'>) };
-    });
+  async function nights(list: Night[], baseline = 'last'): Promise<Judged[]> {
+    const judged: Judged[] = [];
+    for (const n of list) {
+      await results.record(n);
+      const out = await compareCommand([runId(n.n)], { baseline, threshold: '5%', json: true });
+      judged.push({ exitCode: out.exitCode, ...(JSON.parse(out.output) as Omit<Judged, 'exitCode'>) });
+    }
+    return judged;
   }
 
-  it('a regression in night 2 is flagged on nights 2, 3 and 4 and clears on night 5', () => {
-    const judged = nights([
+  it('a regression in night 2 is flagged on nights 2, 3 and 4 and clears on night 5', async () => {
+    const judged = await nights([
       { n: 1 },
       { n: 2, xfsFactor: 0.8 },
       { n: 3, xfsFactor: 0.8 },
@@ -60,8 +62,8 @@ describe('nightly baselines', () => {
     assert.equal(judged[4]?.regressions, 0);
   });
 
-  it('a rolling window of several nights skips the flagged ones too', () => {
-    const judged = nights(
+  it('a rolling window of several nights skips the flagged ones too', async () => {
+    const judged = await nights(
       [{ n: 1 }, { n: 2 }, { n: 3, xfsFactor: 0.8 }, { n: 4, xfsFactor: 0.8 }, { n: 5 }],
       'nights:3',
     );
@@ -73,17 +75,17 @@ describe('nightly baselines', () => {
     assert.deepEqual(judged[4]?.baselineRuns, [runId(2), runId(1)]);
   });
 
-  it('an accepted night becomes the baseline: what it changed is flagged no more', () => {
-    const before = nights([{ n: 1 }, { n: 2, xfsFactor: 0.8 }]);
+  it('an accepted night becomes the baseline: what it changed is flagged no more', async () => {
+    const before = await nights([{ n: 1 }, { n: 2, xfsFactor: 0.8 }]);
     assert.equal(before[1]?.exitCode, 1);
     const write = process.stdout.write;
     process.stdout.write = () => true;
     try {
-      assert.match(historyAcceptCommand(runId(2)), /accepted .* as the baseline of lab nightly/);
+      assert.match(await historyAcceptCommand(runId(2)), /accepted .* as the baseline of lab nightly/);
     } finally {
       process.stdout.write = write;
     }
-    const afterwards = nights([
+    const afterwards = await nights([
       { n: 3, xfsFactor: 0.8 },
       { n: 4, xfsFactor: 0.8 },
     ]);
@@ -96,27 +98,27 @@ describe('nightly baselines', () => {
     );
   });
 
-  it('a changed kernel is named in the comparison, field by field', () => {
-    const judged = nights([{ n: 1 }, { n: 2, kernel: '6.1.0-28-cloud-amd64' }]);
+  it('a changed kernel is named in the comparison, field by field', async () => {
+    const judged = await nights([{ n: 1 }, { n: 2, kernel: '6.1.0-28-cloud-amd64' }]);
     assert.deepEqual(judged[1]?.environmentChanges, ['xfs: kernel 6.1.0-27-cloud-amd64 → 6.1.0-28-cloud-amd64']);
-    results.record({ n: 3, kernel: '6.1.0-28-cloud-amd64' });
-    const md = compareCommand([runId(3)], { baseline: 'last', threshold: '5%' }).output;
+    await results.record({ n: 3, kernel: '6.1.0-28-cloud-amd64' });
+    const md = (await compareCommand([runId(3)], { baseline: 'last', threshold: '5%' })).output;
     assert.doesNotMatch(md, /environment changed/, 'night 3 has night 2 (same kernel) as baseline');
-    results.record({ n: 4, kernel: '6.1.0-29-cloud-amd64' });
-    const changed = compareCommand([runId(4)], { baseline: 'last', threshold: '5%' }).output;
+    await results.record({ n: 4, kernel: '6.1.0-29-cloud-amd64' });
+    const changed = (await compareCommand([runId(4)], { baseline: 'last', threshold: '5%' })).output;
     assert.match(changed, /\*\*The environment changed since the baseline\*\* \(1 field\(s\)\)/);
     assert.match(changed, /- xfs: kernel 6\.1\.0-28-cloud-amd64 → 6\.1\.0-29-cloud-amd64/);
   });
 
-  it('a night on a new AMI is named as an environment change (id and name), not compared silently', () => {
-    const judged = nights([{ n: 1 }, { n: 2, amiRelease: '20261120-1940' }]);
+  it('a night on a new AMI is named as an environment change (id and name), not compared silently', async () => {
+    const judged = await nights([{ n: 1 }, { n: 2, amiRelease: '20261120-1940' }]);
     const was = amiOf('20261101-1900');
     const now = amiOf('20261120-1940');
     assert.deepEqual(judged[1]?.environmentChanges, [
       `xfs: ami ${was.ami} → ${now.ami}`,
       `xfs: amiName ${was.amiName} → ${now.amiName}`,
     ]);
-    const md = compareCommand([runId(2)], { baseline: 'last', threshold: '5%' }).output;
+    const md = (await compareCommand([runId(2)], { baseline: 'last', threshold: '5%' })).output;
     assert.match(md, /\*\*The environment changed since the baseline\*\* \(2 field\(s\)\)/);
     assert.match(md, /- xfs: amiName debian-12-amd64-20261101-1900 → debian-12-amd64-20261120-1940/);
   });

@@ -133,14 +133,14 @@ export function night({
 }
 
 /** A results folder as LAYERLAB_RESULTS for the tests of one file; restore() puts things back. */
-export function resultsFolder(): { path: string; record(n: Night): void; restore(): void } {
+export function resultsFolder(): { path: string; record(n: Night): Promise<void>; restore(): void } {
   const saved = process.env.LAYERLAB_RESULTS;
   const path = mkdtempSync(join(tmpdir(), 'layerlab-nights-'));
   process.env.LAYERLAB_RESULTS = path;
   return {
     path,
-    record(n: Night) {
-      const h = History.forResults(path);
+    async record(n: Night) {
+      const h = await History.forResults(path);
       try {
         h.record(night(n));
       } finally {
@@ -163,9 +163,9 @@ export const NEW_KERNEL = '6.1.0-28-cloud-amd64';
  * and flagged by `compare --baseline last --threshold 5%` (as the nightly
  * judges), the third back to normal on a new kernel of host xfs.
  */
-export function threeNights(folder: ReturnType<typeof resultsFolder>): void {
-  folder.record({ n: 1, seed: 1 });
-  folder.record({ n: 2, seed: 2, xfsFactor: 0.8 });
-  folder.record({ n: 3, seed: 3, kernel: NEW_KERNEL });
-  for (const n of [2, 3]) compareCommand([runId(n)], { baseline: 'last', threshold: '5%' });
+export async function threeNights(folder: ReturnType<typeof resultsFolder>): Promise<void> {
+  await folder.record({ n: 1, seed: 1 });
+  await folder.record({ n: 2, seed: 2, xfsFactor: 0.8 });
+  await folder.record({ n: 3, seed: 3, kernel: NEW_KERNEL });
+  for (const n of [2, 3]) await compareCommand([runId(n)], { baseline: 'last', threshold: '5%' });
 }

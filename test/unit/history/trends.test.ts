@@ -6,13 +6,13 @@
  * regressed, the kernel change annotated on xfs's panels only.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { compareCommand } from '../../../lab/commands/compare-runs.ts';
 import { UserError } from '../../../lab/errors.ts';
 import { History } from '../../../lab/history/history.ts';
+import { sqlite } from '../../../lab/history/sqlite-file.ts';
 import { buildTrends } from '../../../lab/history/trends.ts';
 import { trendCsv, trendJson } from '../../../lab/report/trend-model.ts';
 import { NEW_KERNEL, resultsFolder, runId, threeNights } from './nights.ts';
@@ -20,10 +20,10 @@ import { NEW_KERNEL, resultsFolder, runId, threeNights } from './nights.ts';
 describe('the trend model of three nights', () => {
   let folder: ReturnType<typeof resultsFolder>;
   let history: History;
-  before(() => {
+  before(async () => {
     folder = resultsFolder();
-    threeNights(folder);
-    history = History.forResults(folder.path);
+    await threeNights(folder);
+    history = await History.forResults(folder.path);
   });
   after(() => {
     history.close();
@@ -139,9 +139,12 @@ describe('the trend model of three nights', () => {
     assert.equal(json.labs[0].panels[0].points.length, 3);
   });
 
-  it('a night judged before history version 4 is flagged without saying which cells', () => {
-    const db = new Database(join(folder.path, 'history.sqlite'));
-    db.prepare('UPDATE runs SET regressed_cells = NULL WHERE run_id = ?').run(runId(2));
+  it('a night judged before history version 4 is flagged without saying which cells', async () => {
+    // As a version-3 layerlab judged it (another process: the open history re-reads the file).
+    const path = join(folder.path, 'history.sqlite');
+    const db = new (await sqlite()).Database(readFileSync(path));
+    db.run('UPDATE runs SET regressed_cells = NULL WHERE run_id = ?', [runId(2)]);
+    writeFileSync(path, db.export());
     db.close();
     try {
       const lab = buildTrends(history).labs[0];
@@ -150,15 +153,15 @@ describe('the trend model of three nights', () => {
         'unknown on every panel',
       );
     } finally {
-      compareCommand([runId(2)], { baseline: 'last', threshold: '5%' });
+      await compareCommand([runId(2)], { baseline: 'last', threshold: '5%' });
     }
   });
 });
 
 describe('an empty history', () => {
-  it('has nothing to plot', () => {
+  it('has nothing to plot', async () => {
     const folder = resultsFolder();
-    const h = History.forResults(folder.path);
+    const h = await History.forResults(folder.path);
     try {
       assert.throws(
         () => buildTrends(h),

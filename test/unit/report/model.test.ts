@@ -285,7 +285,7 @@ describe('compare two runs', () => {
 describe('history', () => {
   it('records a run once (re-recording replaces it) and lists runs per lab', async () => {
     const { History } = await import('../../../lab/history/history.ts');
-    const history = new History(join(dir, 'history.sqlite'));
+    const history = await History.open(join(dir, 'history.sqlite'));
     try {
       const run = loadRun(dir);
       history.record(run);

@@ -24,11 +24,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 let model: TrendModel;
 let pictureModel: TrendModel;
-before(() => {
+before(async () => {
   const folder = resultsFolder();
   try {
-    threeNights(folder);
-    const history = History.forResults(folder.path);
+    await threeNights(folder);
+    const history = await History.forResults(folder.path);
     try {
       model = buildTrends(history);
       // The picture in the docs: host xfs's cells, where the regression and the kernel change are.

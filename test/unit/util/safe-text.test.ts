@@ -462,16 +462,16 @@ describe('finding N2: `layerlab compare` and the job summary', () => {
     newer = runDir('new');
   });
 
-  it('compare of two run folders: Markdown with no raw control character, rows keep their columns', () => {
-    const { output } = compareCommand([older, newer], {});
+  it('compare of two run folders: Markdown with no raw control character, rows keep their columns', async () => {
+    const { output } = await compareCommand([older, newer], {});
     assertNoControl(output, 'compare');
     assert.ok(assertTablesKeepColumns(output, 'compare') === 1, 'one table');
     assertNoMarkup(output, 'compare');
     assert.match(output, /\\\\x1b\\\[31mred/, 'the job name is shown, its escape visible');
   });
 
-  it('compare --json: no raw control character (C1 included), the same names', () => {
-    const { output } = compareCommand([older, newer], { json: true });
+  it('compare --json: no raw control character (C1 included), the same names', async () => {
+    const { output } = await compareCommand([older, newer], { json: true });
     assertNoControl(output, 'compare --json');
     const cells = (JSON.parse(output) as { cells: { series: string }[] }).cells;
     assert.ok(
@@ -489,7 +489,7 @@ describe('finding N2: `layerlab compare` and the job summary', () => {
   });
 
   it('the job summary (compare.md, then report.md, appended as they are by scripts/nightly.sh)', async () => {
-    const summary = `${compareCommand([older, newer], {}).output}${(await renderRun(loadRun(newer))).md}`;
+    const summary = `${(await compareCommand([older, newer], {})).output}${(await renderRun(loadRun(newer))).md}`;
     assertNoControl(summary, 'job summary');
     assertTablesKeepColumns(summary, 'job summary');
     assertNoMarkup(summary, 'job summary');
