@@ -17,6 +17,7 @@ import { UserError } from '../../../lab/errors.ts';
 import { History } from '../../../lab/history/history.ts';
 import { HISTORY_VERSION } from '../../../lab/history/schema.ts';
 import { sqlite } from '../../../lab/history/sqlite-file.ts';
+import { withStderrCaptured } from '../stderr-capture.ts';
 import { HOSTS, type Night, night, resultsFolder, runId } from './nights.ts';
 
 describe('regressions across nights, from the history alone', () => {
@@ -293,22 +294,6 @@ async function runIds(path: string): Promise<string[]> {
   }
 }
 
-/** Runs `fn` with what it writes to stderr captured. */
-async function stderrOf(fn: () => Promise<void>): Promise<string> {
-  const write = process.stderr.write;
-  let text = '';
-  process.stderr.write = (s: string | Uint8Array) => {
-    text += String(s);
-    return true;
-  };
-  try {
-    await fn();
-  } finally {
-    process.stderr.write = write;
-  }
-  return text;
-}
-
 describe('history.sqlite on disk (sql.js: read whole, written back whole)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'layerlab-history-file-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -424,7 +409,7 @@ describe('history.sqlite on disk (sql.js: read whole, written back whole)', () =
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     const holder = { pid: gone, startTicks: '1', since: '2026-12-01T00:00:00Z', command: 'layerlab report' };
     writeFileSync(`${path}.lock`, `${JSON.stringify(holder)}\n`);
-    const said = await stderrOf(() => recorded(path, [2]));
+    const { said } = await withStderrCaptured(() => recorded(path, [2]));
     assert.match(
       said,
       new RegExp(`history\\.sqlite\\.lock was left by pid ${gone} \\(layerlab report\\), which is gone`),

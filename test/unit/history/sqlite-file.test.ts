@@ -14,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { withWriteLock, writeAtomically } from '../../../lab/history/sqlite-file.ts';
 import { LockHeldError } from '../../../lab/util/lock.ts';
 import { processStartTicks } from '../../../lab/util/proc.ts';
+import { withStderrCaptured } from '../stderr-capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'layerlab-sqlite-file-'));
 const children: ChildProcess[] = [];
@@ -40,27 +41,12 @@ async function liveHolder(path: string, ms: number): Promise<ChildProcess> {
   return child;
 }
 
-/** Runs `fn` with what it writes to stderr captured. */
-function stderrOf<T>(fn: () => T): { value: T; said: string } {
-  const write = process.stderr.write;
-  let said = '';
-  process.stderr.write = (s: string | Uint8Array) => {
-    said += String(s);
-    return true;
-  };
-  try {
-    return { value: fn(), said };
-  } finally {
-    process.stderr.write = write;
-  }
-}
-
 describe('the writer lock beside the history', () => {
   it('waits for a live writer to finish, says whom it waits for, then writes', async () => {
     const path = join(dir, 'a.sqlite');
     const holder = await liveHolder(path, 400);
     const started = Date.now();
-    const { value, said } = stderrOf(() => withWriteLock(path, () => 'written'));
+    const { value, said } = await withStderrCaptured(() => withWriteLock(path, () => 'written'));
     assert.equal(value, 'written');
     assert.ok(Date.now() - started >= 300, `waited for the holder: ${Date.now() - started} ms`);
     assert.match(said, new RegExp(`waiting for pid ${holder.pid} \\(layerlab report\\) to finish writing`));
@@ -72,7 +58,7 @@ describe('the writer lock beside the history', () => {
     const path = join(dir, 'b.sqlite');
     const holder = await liveHolder(path, 60_000);
     let ran = false;
-    const { said } = stderrOf(() =>
+    const { said } = await withStderrCaptured(() =>
       assert.throws(
         () =>
           withWriteLock(
