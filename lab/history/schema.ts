@@ -1,5 +1,6 @@
 import type { Database } from 'sql.js';
 import { UserError } from '../errors.js';
+import { inTransaction } from './sqlite-file.js';
 
 /**
  * Versions of results/history.sqlite (kept in SQLite's `user_version`):
@@ -93,17 +94,12 @@ export function migrate(db: Database, path: string): boolean {
     );
   }
   if (version === HISTORY_VERSION) return false;
-  db.exec('BEGIN');
-  try {
+  inTransaction(db, () => {
     if (version === 0) db.exec(CREATE_V4);
     if (version === 1) db.exec(MIGRATE_1_TO_2);
     if (version >= 1 && version <= 2) db.exec(MIGRATE_2_TO_3);
     if (version >= 1 && version <= 3) db.exec(MIGRATE_3_TO_4);
     db.exec(`PRAGMA user_version = ${HISTORY_VERSION}`);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw err;
-  }
+  });
   return true;
 }
