@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { UserError } from '../errors.js';
-import { type Lock, LockHeldError, acquireLock, staleHolder } from '../util/lock.js';
+import { type Lock, LockHeldError, acquireLock } from '../util/lock.js';
 import { say } from '../util/log.js';
 
 /**
@@ -49,7 +49,7 @@ export function sqlite(): Promise<SqlJsStatic> {
  * committed are only in that file. Reading the main file alone would lose
  * them, and writing it would make the `-wal` file wrong for it.
  */
-export function refuseWal(path: string): void {
+function refuseWal(path: string): void {
   const wal = `${path}-wal`;
   if (!existsSync(wal)) return;
   throw new UserError(
@@ -138,11 +138,11 @@ export function withWriteLock<T>(path: string, fn: () => T, waitMs = LOCK_WAIT_M
   const deadline = Date.now() + waitMs;
   let told = false;
   for (;;) {
-    const stale = staleHolder(lockPath);
-    if (stale) say(`${lockPath} was left by pid ${stale.pid} (${stale.command}), which is gone: taking it over`);
     let lock: Lock;
     try {
-      lock = acquireLock(lockPath, what);
+      lock = acquireLock(lockPath, what, undefined, (stale) =>
+        say(`${lockPath} was left by pid ${stale.pid} (${stale.command}), which is gone: taking it over`),
+      );
     } catch (err) {
       if (!(err instanceof LockHeldError) || Date.now() >= deadline) throw err;
       if (!told) say(`waiting for pid ${err.holder.pid} (${err.holder.command}) to finish writing ${path}`);

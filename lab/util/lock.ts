@@ -58,12 +58,6 @@ export function lockHolder(path: string): LockHolder | undefined {
   return holder && isProcessAlive(holder) ? holder : undefined;
 }
 
-/** The holder a lock at `path` names when that process is gone (the lock is stale), if any. */
-export function staleHolder(path: string): LockHolder | undefined {
-  const holder = readHolder(path);
-  return holder && !isProcessAlive(holder) ? holder : undefined;
-}
-
 /** Throws LockHeldError when another live process holds `path`; creates nothing. */
 export function assertNotHeld(path: string, what: string): void {
   const holder = lockHolder(path);
@@ -78,8 +72,14 @@ function sameHolder(a: LockHolder | undefined, b: LockHolder | undefined): boole
  * Takes the lock at `path` for `what` (named in the message another process
  * gets), or throws LockHeldError. The lock file appears complete or not at
  * all: it is written beside, then hard-linked into place (fails if present).
+ * `onStale` hears of a stale lock this call removed, with the holder it named.
  */
-export function acquireLock(path: string, what: string, command = layerlabCommand()): Lock {
+export function acquireLock(
+  path: string,
+  what: string,
+  command = layerlabCommand(),
+  onStale?: (holder: LockHolder) => void,
+): Lock {
   if (held.has(path)) throw new Error(`lock ${path} is already held by this process`);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const me: LockHolder = { ...currentProcessIdentity(), since: new Date().toISOString(), command };
@@ -97,7 +97,7 @@ export function acquireLock(path: string, what: string, command = layerlabComman
       }
       const stale = readHolder(path);
       if (stale && isProcessAlive(stale)) throw new LockHeldError(what, stale);
-      takeOverStale(path, stale);
+      if (takeOverStale(path, stale) && stale) onStale?.(stale);
     }
     throw new Error(`cannot take the lock ${path}: it keeps changing hands`);
   } finally {
@@ -106,22 +106,23 @@ export function acquireLock(path: string, what: string, command = layerlabComman
 }
 
 /**
- * Moves a stale lock aside. Two processes may both find the same stale lock;
- * the second must not move aside the lock the first has just taken: the
- * moved file is checked and put back when it is not the stale one.
+ * Moves a stale lock aside; true when this call removed it. Two processes
+ * may both find the same stale lock; the second must not move aside the
+ * lock the first has just taken: the moved file is checked and put back
+ * when it is not the stale one.
  */
-function takeOverStale(path: string, stale: LockHolder | undefined): void {
+function takeOverStale(path: string, stale: LockHolder | undefined): boolean {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     renameSync(path, aside);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else moved it
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false; // someone else moved it
     throw err;
   }
   const moved = readHolder(aside);
   if (stale === undefined ? moved === undefined : sameHolder(moved, stale)) {
     unlinkSync(aside);
-    return;
+    return true;
   }
   // A live lock taken in between: put it back (link fails only if yet another one is there).
   try {
@@ -129,6 +130,7 @@ function takeOverStale(path: string, stale: LockHolder | undefined): void {
   } finally {
     unlinkSync(aside);
   }
+  return false;
 }
 
 /** Removes the lock file, if it is still ours. */
