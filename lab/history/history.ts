@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path';
 import type { BindParams, Database, SqlJsStatic } from 'sql.js';
 import { type LoadedRun, recordedLab } from '../record/load.js';
 import { type Sample, scenarioLabels } from '../record/samples.js';
+import { writeFileAtomicSync } from '../util/files.js';
 import { comparisonKey } from './comparison-key.js';
 import { migrate } from './schema.js';
-import { fileStamp, inTransaction, readDatabase, sqlite, withWriteLock, writeAtomically } from './sqlite-file.js';
+import { fileStamp, inTransaction, readDatabase, sqlite, withWriteLock } from './sqlite-file.js';
 
 /**
  * Run history: every reported run's samples in one SQLite database under
@@ -84,7 +85,7 @@ export class History {
       const { db } = this.read();
       try {
         inTransaction(db, () => apply(db));
-        writeAtomically(this.path, db.export());
+        writeFileAtomicSync(this.path, db.export());
       } catch (err) {
         db.close();
         throw err;

@@ -1,17 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { UserError } from '../errors.js';
 import { type Lock, LockHeldError, acquireLock } from '../util/lock.js';
@@ -20,9 +8,8 @@ import { say } from '../util/log.js';
 /**
  * One SQLite file held whole in memory (sql.js: SQLite compiled to
  * WebAssembly, no native addon to build at `npm ci`): read when opened,
- * written back whole after each change. A write goes to a temporary file
- * beside the target and is renamed over it, so a crash leaves the old file
- * or the new one, never half of one. Writers take a lock beside the file
+ * written back whole after each change (writeFileAtomicSync in
+ * util/files.ts: a crash leaves the old file or the new one, never half). Writers take a lock beside the file
  * and re-read it under the lock, so two processes reporting at once keep
  * each other's rows; readers take no lock.
  */
@@ -85,41 +72,6 @@ export function fileStamp(path: string): string | undefined {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
-  }
-}
-
-/**
- * Replaces the file at `path` with `bytes`: written and synced to a
- * temporary file in the same folder, then renamed over it (atomic on one
- * file system). On any failure the temporary file is removed and `path`
- * is as it was.
- */
-export function writeAtomically(path: string, bytes: Uint8Array): void {
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  let made = false;
-  let done = false;
-  try {
-    const fd = openSync(temp, 'wx', 0o644);
-    made = true;
-    try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-    done = true;
-  } finally {
-    // Only what this call made: when the open itself failed, its error is the one to tell.
-    if (made && !done) unlinkSync(temp);
-  }
-  // The rename itself survives a power cut once the folder is synced.
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
   }
 }
 

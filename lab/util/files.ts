@@ -6,7 +6,7 @@ import {
   openSync,
   readSync,
   renameSync,
-  writeFileSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs';
 import { mkdir, open, rename, writeFile } from 'node:fs/promises';
@@ -26,16 +26,38 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   await rename(tmp, path);
 }
 
-export function writeFileAtomicSync(path: string, data: string, mode = 0o644): void {
+/**
+ * writeFileAtomic without awaiting: written and synced beside `path`, renamed
+ * over it, and the folder synced so the rename survives a power cut. On a
+ * failure the temporary file is removed and the error is the one that stopped
+ * the write.
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, mode = 0o644): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data, { mode });
-  const fd = openSync(tmp, 'r+');
+  const bytes =
+    typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let made = false;
+  let done = false;
   try {
-    fsyncSync(fd);
+    const fd = openSync(tmp, 'w', mode);
+    made = true;
+    try {
+      writeAllSync(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    done = true;
   } finally {
-    closeSync(fd);
+    if (made && !done) unlinkSync(tmp);
   }
-  renameSync(tmp, path);
+  const dirFd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
 }
 
 export async function writeJson(path: string, value: unknown): Promise<void> {

@@ -1,17 +1,17 @@
 /**
  * The history file (lab/history/sqlite-file.ts): its writer lock (a second
  * writer waits for a live one rather than failing a report, and gives up
- * with the holder named when it does not finish) and its whole-file write.
- * History-level behaviour (WAL files, -wal refusal, two writers, stale
+ * with the holder named when it does not finish). The whole-file write is
+ * util/files.ts's writeFileAtomicSync (files.test.ts). History-level behaviour (WAL files, -wal refusal, two writers, stale
  * locks, failed writes) is in history.test.ts.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { withWriteLock, writeAtomically } from '../../../lab/history/sqlite-file.ts';
+import { withWriteLock } from '../../../lab/history/sqlite-file.ts';
 import { LockHeldError } from '../../../lab/util/lock.ts';
 import { processStartTicks } from '../../../lab/util/proc.ts';
 import { withStderrCaptured } from '../stderr-capture.ts';
@@ -76,25 +76,5 @@ describe('the writer lock beside the history', () => {
     assert.match(said, /waiting for pid/);
     assert.ok(existsSync(`${path}.lock`), "the live holder's lock stays");
     holder.kill('SIGKILL');
-  });
-});
-
-describe('writing the file back', () => {
-  it('replaces the file whole and leaves no temporary file', () => {
-    const sub = mkdtempSync(join(dir, 'w-'));
-    const path = join(sub, 'h.sqlite');
-    writeFileSync(path, 'old');
-    writeAtomically(path, new TextEncoder().encode('new'));
-    assert.equal(readFileSync(path, 'utf8'), 'new');
-    assert.deepEqual(readdirSync(sub), ['h.sqlite'], 'only the file itself');
-  });
-
-  it('tells why it could not start the write, not that there was no temporary file to remove', () => {
-    const notADir = join(dir, 'plain-file');
-    writeFileSync(notADir, 'x');
-    assert.throws(
-      () => writeAtomically(join(notADir, 'h.sqlite'), new Uint8Array([1])),
-      (err: NodeJS.ErrnoException) => err.syscall === 'open',
-    );
   });
 });

@@ -3,14 +3,14 @@
  * later breaks `run --resume` with a message that names no file.
  */
 import assert from 'node:assert/strict';
-import fs, { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it, mock } from 'node:test';
 import { Journal } from '../../../lab/record/journal.ts';
 import { readSamples } from '../../../lab/record/samples.ts';
-import { appendLineSync } from '../../../lab/util/files.ts';
+import { appendLineSync, writeFileAtomicSync } from '../../../lab/util/files.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'layerlab-diskfull-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -125,5 +125,38 @@ describe('finding 5: NDJSON readers', () => {
     const samples = join(work, 'samples-shape.ndjson');
     writeFileSync(samples, `${JSON.stringify(SAMPLE)}\n${JSON.stringify({ ...SAMPLE, value: 'fast' })}`);
     assert.throws(() => readSamples(samples, () => undefined), /samples-shape\.ndjson:2: .*value/);
+  });
+});
+
+describe('writeFileAtomicSync', () => {
+  it('replaces the file whole and leaves no temporary file', () => {
+    const sub = mkdtempSync(join(work, 'atomic-'));
+    const path = join(sub, 'h.sqlite');
+    writeFileSync(path, 'old');
+    writeFileAtomicSync(path, new TextEncoder().encode('new'));
+    assert.equal(readFileSync(path, 'utf8'), 'new');
+    assert.deepEqual(readdirSync(sub), ['h.sqlite'], 'only the file itself');
+  });
+
+  it('tells why it could not start the write, not that there was no temporary file to remove', () => {
+    const notADir = join(work, 'plain-file');
+    writeFileSync(notADir, 'x');
+    assert.throws(
+      () => writeFileAtomicSync(join(notADir, 'h.sqlite'), new Uint8Array([1])),
+      (err: NodeJS.ErrnoException) => err.syscall === 'open',
+    );
+  });
+
+  it('a write that fails midway leaves the old file and no temporary file', () => {
+    const sub = mkdtempSync(join(work, 'atomic-'));
+    const path = join(sub, 'state.json');
+    writeFileSync(path, 'old');
+    mock.method(fs, 'writeSync', () => {
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    });
+    syncBuiltinESMExports();
+    assert.throws(() => writeFileAtomicSync(path, 'new'), /ENOSPC/);
+    assert.equal(readFileSync(path, 'utf8'), 'old');
+    assert.deepEqual(readdirSync(sub), ['state.json'], 'the temporary file is removed');
   });
 });
